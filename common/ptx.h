@@ -1,0 +1,180 @@
+/* ptx.h - thin, documented inline-PTX wrappers for the Tensor Core lessons (05 onward).
+ *
+ * Header-only CUDA C; every wrapper is `static __device__ __forceinline__` and compiles to the
+ * one instruction it names (check with `cuobjdump -sass`: LDGSTS, LDSM, HMMA, DEPBAR).
+ * Requires sm_80 or newer (cp.async, ldmatrix and mma.sync.m16n8k16 all exist since Ampere).
+ *
+ * Sections of the PTX ISA (version 9.x numbering) these follow:
+ *   cp.async, cp.async.commit_group, cp.async.wait_group
+ *       "Data Movement and Conversion Instructions" -> "Asynchronous copy" (non-bulk cp.async)
+ *   ldmatrix
+ *       9.7.14.5.15 "Warp-level matrix load instruction: ldmatrix"
+ *   mma.sync.aligned.m16n8k16.row.col (f16 / bf16 inputs, f32 accumulators)
+ *       9.7.14.5.8  "Matrix Fragments for mma.m16n8k16 with floating point type"
+ *
+ * Conventions used in every docstring:
+ *   lane      = threadIdx.x % 32;  group = lane / 4 (0..7);  tig = lane % 4 ("thread in group")
+ *   A (16x16, row-major, M x K), B (16x8, K x N, stored by us as (N,K) with K contiguous,
+ *   which is what ".col" means), C/D (16x8, M x N). Registers holding two 16-bit values keep
+ *   the lower-indexed element in the low 16 bits.
+ *
+ * Shared-memory addresses are 32-bit values in the .shared window; get one with
+ * ptx_smem_u32(pointer), which wraps __cvta_generic_to_shared.
+ */
+#ifndef GEMM_PTX_H
+#define GEMM_PTX_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+
+/* 32-bit shared-window address of a generic pointer into __shared__ memory. */
+static __device__ __forceinline__ uint32_t ptx_smem_u32(const void *p) {
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* ---- cp.async: global -> shared without passing through registers -------------------- */
+
+/* cp.async.cg.shared.global [dst], [src], 16, src_bytes;
+ * Copies src_bytes (0..16) bytes from global src to shared dst and fills the rest of the 16
+ * bytes with zeros ("src-size" form): src_bytes = 0 writes 16 zero bytes and reads nothing,
+ * which is how edge tiles are predicated. .cg caches in L2 only (bypasses L1), the right
+ * choice for streamed GEMM operands. Alignment: dst and src must both be 16-byte aligned,
+ * even when src_bytes < 16. When src_bytes == 0 pass any valid, aligned global address
+ * (e.g. the matrix base) rather than an out-of-range one.
+ * The copy is asynchronous: it completes only after a later commit_group + wait_group. */
+static __device__ __forceinline__ void ptx_cp_async_cg16(uint32_t dst, const void *src,
+                                                         int src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+}
+
+/* cp.async.ca.shared.global [dst], [src], 8, src_bytes;  (8-byte form, .ca caches in L1 too;
+ * .cg exists only for 16 bytes). dst and src 8-byte aligned; src_bytes in 0..8, rest zeroed. */
+static __device__ __forceinline__ void ptx_cp_async_ca8(uint32_t dst, const void *src,
+                                                        int src_bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+}
+
+/* cp.async.ca.shared.global [dst], [src], 4, src_bytes;  (4-byte form for narrow paths).
+ * dst and src 4-byte aligned; src_bytes in 0..4, rest zeroed. */
+static __device__ __forceinline__ void ptx_cp_async_ca4(uint32_t dst, const void *src,
+                                                        int src_bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+}
+
+/* cp.async.commit_group: closes the group of all cp.async this thread issued since the last
+ * commit. Committing with no cp.async issued makes an empty group (which completes at once);
+ * pipelines rely on that to keep the group count uniform at the end of the K loop. */
+static __device__ __forceinline__ void ptx_cp_async_commit(void) {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+/* cp.async.wait_group N: waits until at most N of this thread's committed groups are still
+ * pending (N = 0: all done). N must be a compile-time constant, hence a macro with an "n"
+ * constraint. It orders only this thread's copies: follow it with __syncthreads() before
+ * other threads read the data. */
+#define PTX_CP_ASYNC_WAIT(N) asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory")
+
+/* cp.async.wait_all: same as commit_group followed by wait_group 0. */
+static __device__ __forceinline__ void ptx_cp_async_wait_all(void) {
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+/* ---- ldmatrix: shared -> registers in the mma fragment order ------------------------- */
+
+/* ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16
+ *
+ * Loads 1, 2 or 4 matrices of 8x8 16-bit elements. Each 8x8 matrix is 8 rows of 16 bytes;
+ * the rows may lie anywhere in shared memory, each at its own 16-byte-aligned address.
+ * Who supplies the row addresses (lane l holds `addr`):
+ *   .x1: lanes 0-7 give rows 0-7 of matrix 0
+ *   .x2: lanes 0-7 matrix 0, lanes 8-15 matrix 1
+ *   .x4: lanes 8q..8q+7 give rows 0-7 of matrix q (q = 0..3)
+ * Lanes whose addresses are not used (8-31 for .x1, 16-31 for .x2) must still execute the
+ * instruction and should still hold a valid, 16-byte-aligned shared address (we pass a copy
+ * of a used one); never leave them with a garbage value.
+ * Who receives what (r[q] is the register for matrix q):
+ *   no .trans: lane l gets row l/4, columns 2(l%4) and 2(l%4)+1 of matrix q
+ *              (low 16 bits = column 2(l%4)).
+ *   .trans:    the matrix is transposed on the way: lane l gets column l/4, rows 2(l%4) and
+ *              2(l%4)+1 of matrix q as stored (i.e. row l/4 of its transpose).
+ * With .x4 and addresses chosen as (lane%16 = row, lane/16 = 8-column half) over a 16x16
+ * K-major tile, r[0..3] are exactly the mma A fragment {a0a1, a2a3, a4a5, a6a7}. */
+static __device__ __forceinline__ void ptx_ldmatrix_x1(uint32_t *r, uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
+                 : "=r"(r[0])
+                 : "r"(addr)
+                 : "memory");
+}
+static __device__ __forceinline__ void ptx_ldmatrix_x2(uint32_t *r, uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(addr)
+                 : "memory");
+}
+static __device__ __forceinline__ void ptx_ldmatrix_x4(uint32_t *r, uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+static __device__ __forceinline__ void ptx_ldmatrix_x1_trans(uint32_t *r, uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n"
+                 : "=r"(r[0])
+                 : "r"(addr)
+                 : "memory");
+}
+static __device__ __forceinline__ void ptx_ldmatrix_x2_trans(uint32_t *r, uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(addr)
+                 : "memory");
+}
+static __device__ __forceinline__ void ptx_ldmatrix_x4_trans(uint32_t *r, uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+
+/* ---- mma.sync m16n8k16, fp32 accumulators -------------------------------------------- */
+
+/* d[0..3] += A(16x16) * B(16x8), one warp, all 32 lanes must execute it.
+ *   mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32
+ * Fragments (PTX ISA 9.7.14.5.8), lane l, group g = l/4, tig t = l%4:
+ *   a[0..3]: 4 x 32-bit, 8 values a0..a7 (two per register, low half first)
+ *            a0,a1: (row g,   col 2t, 2t+1)      a2,a3: (row g+8, col 2t, 2t+1)
+ *            a4,a5: (row g,   col 2t+8, 2t+9)    a6,a7: (row g+8, col 2t+8, 2t+9)
+ *            e.g. lane 0 holds (0,0),(0,1),(8,0),(8,1),(0,8),(0,9),(8,8),(8,9)
+ *   b[0..1]: 2 x 32-bit, b0..b3 of B (K x N = 16 x 8)
+ *            b0,b1: (k 2t, 2t+1; n g)            b2,b3: (k 2t+8, 2t+9; n g)
+ *            i.e. with B stored (N,K) K-contiguous, lane l reads row n = g, two adjacent k.
+ *   d[0..3]: 4 floats of C/D (16 x 8)
+ *            d0,d1: (row g, col 2t, 2t+1)        d2,d3: (row g+8, col 2t, 2t+1)
+ * Accumulates in place: d = A*B + d. */
+static __device__ __forceinline__ void ptx_mma_m16n8k16_f16(float *d, const uint32_t *a,
+                                                            const uint32_t *b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* Same as ptx_mma_m16n8k16_f16 with bfloat16 inputs (same fragment layout). */
+static __device__ __forceinline__ void ptx_mma_m16n8k16_bf16(float *d, const uint32_t *a,
+                                                             const uint32_t *b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+#endif /* __CUDACC__ */
+
+#endif /* GEMM_PTX_H */
