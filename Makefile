@@ -1,0 +1,99 @@
+# GEMM course - top-level build.
+#
+#   make lesson01      build build/01_naive/run and point ./run at it (any lessonNN)
+#   make all           every lesson and tool
+#   make test          everything that runs without a GPU (CPU tests, compile checks, SASS)
+#   make test-gpu      the GPU tests (needs an NVIDIA GPU, sm_80 or newer)
+#   make bench         benchmarks -> plots/data/<device>.csv
+#   make plots         charts from the committed CSV (no GPU needed)
+#   make clean
+#
+# Variables: ARCH="80 90" (SM architectures to compile for), NVCC, CC, BUILD.
+
+NVCC      ?= nvcc
+CC        := gcc
+BUILD     ?= build
+ARCH      ?= 80 90
+CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(shell command -v $(NVCC) 2>/dev/null)))
+ifeq ($(CUDA_HOME),)
+CUDA_HOME := /usr/local/cuda
+endif
+
+GENCODE   := $(foreach a,$(ARCH),-gencode arch=compute_$(a),code=sm_$(a))
+CFLAGS_C  := -std=c11 -O2 -Wall -Wextra -pedantic -Icommon -I$(CUDA_HOME)/include
+NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Icommon -Xcompiler -Wall,-Wextra \
+             -Xptxas -warn-spills,-warn-lmem-usage
+LDLIBS    := -L$(CUDA_HOME)/lib64 -lcublas -lcudart
+
+# Every folder lessons/NN_name with a gemm.cu is a lesson.
+LESSONS   := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard lessons/*/gemm.cu)))))
+RUNS      := $(foreach l,$(LESSONS),$(BUILD)/$(l)/run)
+
+# The commit baked into every result row; the stamp file changes only when the commit does.
+COMMIT    := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+               git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+$(shell mkdir -p $(BUILD)/common && \
+  (test "$$(cat $(BUILD)/commit.txt 2>/dev/null)" = "$(COMMIT)" || echo "$(COMMIT)" > $(BUILD)/commit.txt))
+
+.PHONY: all test test-cpu test-gpu bench plots clean deps $(foreach l,$(LESSONS),lesson$(firstword $(subst _, ,$(l))))
+.DEFAULT_GOAL := all
+
+all: $(RUNS)
+
+# ---- the harness --------------------------------------------------------------------------
+HARNESS_OBJS := $(BUILD)/common/harness.o $(BUILD)/common/harness_kernels.o
+
+$(BUILD)/common/harness.o: common/harness.c common/harness.h common/harness_dev.h common/check.h $(BUILD)/commit.txt
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -DGEMM_GIT_COMMIT='"$(COMMIT)"' -c $< -o $@
+
+$(BUILD)/common/harness_kernels.o: common/harness_kernels.cu common/harness_dev.h common/harness.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# ---- lessons ------------------------------------------------------------------------------
+# build/NN_name/run from lessons/NN_name/gemm.cu (+ any header of that folder and common/).
+define LESSON_RULE
+$(BUILD)/$(1)/run: lessons/$(1)/gemm.cu $(wildcard lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h) $(HARNESS_OBJS)
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) -Xptxas -v lessons/$(1)/gemm.cu $(HARNESS_OBJS) -o $$@ $(LDLIBS) 2> $(BUILD)/$(1)/ptxas.txt || { cat $(BUILD)/$(1)/ptxas.txt; exit 1; }
+	@grep -v -E '^ptxas info|^ptxas  *info|bytes stack frame|Used [0-9]+ registers|Compiling entry|Function properties' $(BUILD)/$(1)/ptxas.txt || true
+
+lesson$(firstword $(subst _, ,$(1))): $(BUILD)/$(1)/run
+	@ln -sfn $(BUILD)/$(1)/run run
+	@echo "built $(BUILD)/$(1)/run and pointed ./run at it. Next: ./run   (options: ./run --help)"
+endef
+$(foreach l,$(LESSONS),$(eval $(call LESSON_RULE,$(l))))
+
+# Lessons and tests may add rules of their own (extra tools, CPU tests).
+-include $(wildcard lessons/*/lesson.mk) $(wildcard tests/*.mk)
+
+# ---- tests --------------------------------------------------------------------------------
+CRITERION_LIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+TEST_BINS := $(BUILD)/tests/test_harness $(EXTRA_TEST_BINS)
+
+deps:
+	@NVCC=$(NVCC) scripts/ensure_deps.sh
+
+$(BUILD)/tests/test_harness: tests/test_harness.c $(HARNESS_OBJS) common/harness.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) $< $(HARNESS_OBJS) -o $@ $(CRITERION_LIBS) $(LDLIBS) -lstdc++ -lm
+
+test: deps
+	@$(MAKE) --no-print-directory test-cpu
+
+test-cpu: $(RUNS) $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t --jobs 2; done
+	@BUILD=$(BUILD) bash tests/test_cli.sh
+	@BUILD=$(BUILD) bash tests/test_sass.sh $(LESSONS)
+	@for s in $(EXTRA_TEST_SCRIPTS); do echo "== $$s"; BUILD=$(BUILD) bash $$s || exit 1; done
+	@echo "make test: all CPU tests passed"
+
+test-gpu: $(RUNS) $(EXTRA_GPU_BINS)
+	@BUILD=$(BUILD) bash tests/gpu/run_gpu_tests.sh $(LESSONS)
+
+bench: $(RUNS)
+	@BUILD=$(BUILD) bash scripts/bench.sh $(LESSONS)
+
+clean:
+	rm -rf $(BUILD) run

@@ -1,0 +1,966 @@
+/* harness.c - see harness.h. C11, compiled by gcc, linked with the nvcc-built lesson kernels,
+ * harness_kernels.cu (seeded fills), the CUDA runtime and cuBLAS. */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cublas_v2.h>
+
+#include "check.h"
+#include "harness_dev.h"
+
+#ifndef GEMM_GIT_COMMIT
+#define GEMM_GIT_COMMIT "unknown"
+#endif
+
+/* ---- names ------------------------------------------------------------------------------ */
+
+static const char *const dtype_names[GEMM_NDTYPES] = {"fp32", "fp16", "bf16"};
+static const char *const layout_names[GEMM_NLAYOUTS] = {"TN", "NT", "NN", "TT"};
+
+const char *harness_dtype_name(gemm_dtype d) {
+    return (d >= 0 && d < GEMM_NDTYPES) ? dtype_names[d] : "?";
+}
+const char *harness_layout_name(gemm_layout l) {
+    return (l >= 0 && l < GEMM_NLAYOUTS) ? layout_names[l] : "?";
+}
+size_t harness_dtype_size(gemm_dtype d) { return d == GEMM_FP32 ? 4 : 2; }
+
+int harness_dtype_parse(const char *s) {
+    for (int i = 0; i < GEMM_NDTYPES; ++i)
+        if (strcmp(s, dtype_names[i]) == 0) return i;
+    return -1;
+}
+int harness_layout_parse(const char *s) {
+    for (int i = 0; i < GEMM_NLAYOUTS; ++i)
+        if (strcmp(s, layout_names[i]) == 0) return i;
+    return -1;
+}
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+static const int default_sweep[][3] = {
+    {127, 127, 127},    /* smaller than most CTA tiles, odd everywhere */
+    {1000, 1000, 1000}, /* not a multiple of 16, 32, 64 or 128 */
+    {1021, 513, 2049},  /* M != N != K, all odd */
+    {4093, 4093, 4093}, /* large and odd: every edge tile is partial */
+    {4096, 4096, 4096}, /* the timing reference size */
+};
+
+int harness_default_sweep(harness_opts *o) {
+    int n = (int)(sizeof default_sweep / sizeof default_sweep[0]);
+    for (int i = 0; i < n; ++i) memcpy(o->sizes[i], default_sweep[i], sizeof o->sizes[i]);
+    o->nsizes = n;
+    return n;
+}
+
+/* The benchmark sweep: squares 256..8192 and non-square shapes (see issue "plots"). */
+static int bench_sweep(harness_opts *o) {
+    static const int extra[][3] = {{127, 127, 127},    {1000, 1000, 1000}, {4093, 4093, 4093},
+                                   {4096, 4096, 1024}, {8192, 1024, 4096}, {1024, 8192, 4096}};
+    int n = 0;
+    for (int s = 256; s <= 8192; s *= 2, ++n) o->sizes[n][0] = o->sizes[n][1] = o->sizes[n][2] = s;
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i, ++n)
+        memcpy(o->sizes[n], extra[i], sizeof o->sizes[n]);
+    o->nsizes = n;
+    return n;
+}
+
+void harness_usage(FILE *f, const char *prog) {
+    fprintf(f,
+            "usage: %s [options]\n"
+            "Checks every kernel variant of this lesson against cuBLAS and times both.\n"
+            "  --size MxNxK       problem size (repeatable, or comma-separated list)\n"
+            "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
+            "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
+            "  --variant NAME     one variant (see --list) or 'all' (default: all)\n"
+            "  --layout L         TN | NT | NN | TT | all, or a comma list (default: TN)\n"
+            "  --dtype D          fp32 | fp16 | bf16 | all, or a comma list\n"
+            "                     (default: each variant's first supported type)\n"
+            "  --alpha A --beta B scalars, applied in fp32 (default 1 and 0)\n"
+            "  --iters N          timed runs, median reported (default 20)\n"
+            "  --warmup N         untimed runs first (default 3)\n"
+            "  --check-only       check, do not time\n"
+            "  --pad P            add P elements to every leading dimension (default 0)\n"
+            "  --offset E         offset A, B, C base pointers by E elements (default 0)\n"
+            "  --init I           random | ones | int  operand values (default random)\n"
+            "  --poison P         nan | inf  value C holds before a beta=0 run (default nan)\n"
+            "  --seed S           random seed (default 1)\n"
+            "  --csv FILE         append one row per result to FILE\n"
+            "  --list             list the variants and exit\n"
+            "  --help             this text\n"
+            "Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
+            "3 no usable CUDA device or a CUDA error.\n",
+            prog);
+}
+
+static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
+    snprintf(err, len, fmt, a, b);
+    return HARNESS_EXIT_USAGE;
+}
+
+/* Strict integer parse: the whole string, within [lo, hi]. */
+static int parse_int(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_float(const char *s, float *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || fabs(v) > 3.0e38) return -1;
+    *out = (float)v;
+    return 0;
+}
+
+#define HARNESS_MAX_EXTENT 65536L
+
+/* "MxNxK" -> three extents in [1, HARNESS_MAX_EXTENT]. */
+static int parse_size(const char *s, int out[3]) {
+    char buf[96];
+    if (strlen(s) >= sizeof buf) return -1;
+    strcpy(buf, s);
+    char *save = NULL, *tok = strtok_r(buf, "x", &save);
+    for (int i = 0; i < 3; ++i, tok = strtok_r(NULL, "x", &save)) {
+        long v;
+        if (!tok || parse_int(tok, 1, HARNESS_MAX_EXTENT, &v)) return -1;
+        out[i] = (int)v;
+    }
+    return tok ? -1 : 0;
+}
+
+/* Comma list of names -> bitmask through parse(); "all" -> all_mask. Sets *single when the
+ * list names exactly one value. */
+static int parse_mask(const char *s, int (*parse)(const char *), unsigned all_mask,
+                      unsigned *mask, int *single, int *all) {
+    char buf[128];
+    if (strlen(s) >= sizeof buf) return -1;
+    if (strcmp(s, "all") == 0) {
+        *mask = all_mask;
+        *single = 0;
+        *all = 1;
+        return 0;
+    }
+    strcpy(buf, s);
+    unsigned m = 0;
+    int count = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int v = parse(tok);
+        if (v < 0) return -1;
+        m |= 1u << v;
+        ++count;
+    }
+    if (!count) return -1;
+    *mask = m;
+    *single = (count == 1);
+    *all = 0;
+    return 0;
+}
+
+int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errlen) {
+    memset(o, 0, sizeof *o);
+    o->layouts = GEMM_LAYOUT_BIT(GEMM_TN);
+    o->alpha = 1.0f;
+    o->beta = 0.0f;
+    o->iters = 20;
+    o->warmup = 3;
+    o->seed = 1;
+    int mnk[3] = {0, 0, 0};
+    int sweep_given = 0;
+    err[0] = '\0';
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        char name[64];
+        const char *val = NULL;
+        if (strncmp(arg, "--", 2) != 0) return fail(err, errlen, "unexpected argument '%s'%s", arg, "");
+        const char *eq = strchr(arg, '=');
+        size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (nlen >= sizeof name) return fail(err, errlen, "unknown option '%s'%s", arg, "");
+        memcpy(name, arg, nlen);
+        name[nlen] = '\0';
+        /* options without a value */
+        if (!strcmp(name, "--help") || !strcmp(name, "--check-only") || !strcmp(name, "--list")) {
+            if (eq) return fail(err, errlen, "option %s takes no value%s", name, "");
+            if (!strcmp(name, "--help")) o->help = 1;
+            else if (!strcmp(name, "--list")) o->list = 1;
+            else o->check_only = 1;
+            continue;
+        }
+        static const char *const with_value[] = {
+            "--size", "--m", "--n", "--k", "--sweep", "--variant", "--layout", "--dtype",
+            "--alpha", "--beta", "--iters", "--warmup", "--pad", "--offset", "--init",
+            "--poison", "--seed", "--csv"};
+        int known = 0;
+        for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; ++j)
+            known |= !strcmp(name, with_value[j]);
+        if (!known) return fail(err, errlen, "unknown option '%s'%s", name, "");
+        if (eq) val = eq + 1;
+        else if (i + 1 < argc) val = argv[++i];
+        else return fail(err, errlen, "option %s needs a value%s", name, "");
+
+        long v;
+        if (!strcmp(name, "--size")) {
+            char buf[1024];
+            if (strlen(val) >= sizeof buf) return fail(err, errlen, "bad --size '%s'%s", val, "");
+            strcpy(buf, val);
+            char *save = NULL;
+            for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (o->nsizes >= HARNESS_MAX_SIZES)
+                    return fail(err, errlen, "too many sizes (at most %s)%s", "64", "");
+                if (parse_size(tok, o->sizes[o->nsizes]))
+                    return fail(err, errlen,
+                                "bad --size '%s': expected MxNxK with each extent in 1..65536%s",
+                                tok, "");
+                ++o->nsizes;
+            }
+        } else if (!strcmp(name, "--m") || !strcmp(name, "--n") || !strcmp(name, "--k")) {
+            if (parse_int(val, 1, HARNESS_MAX_EXTENT, &v))
+                return fail(err, errlen, "bad %s '%s': expected an integer in 1..65536", name, val);
+            mnk[name[2] == 'm' ? 0 : name[2] == 'n' ? 1 : 2] = (int)v;
+        } else if (!strcmp(name, "--sweep")) {
+            if (!strcmp(val, "default")) sweep_given = 1;
+            else if (!strcmp(val, "bench")) sweep_given = 2;
+            else return fail(err, errlen, "bad --sweep '%s': expected default or bench%s", val, "");
+        } else if (!strcmp(name, "--variant")) {
+            if (strlen(val) >= sizeof o->variant)
+                return fail(err, errlen, "bad --variant '%s'%s", val, "");
+            if (strcmp(val, "all") != 0) {
+                strcpy(o->variant, val);
+                o->explicit_variant = 1;
+            }
+        } else if (!strcmp(name, "--layout")) {
+            if (parse_mask(val, harness_layout_parse, GEMM_LAYOUT_ALL, &o->layouts,
+                           &o->explicit_layout, &o->layout_all))
+                return fail(err, errlen, "bad --layout '%s': expected TN, NT, NN, TT or all%s",
+                            val, "");
+        } else if (!strcmp(name, "--dtype")) {
+            if (parse_mask(val, harness_dtype_parse, GEMM_DT_ALL, &o->dtypes, &o->explicit_dtype,
+                           &o->dtype_all))
+                return fail(err, errlen, "bad --dtype '%s': expected fp32, fp16, bf16 or all%s",
+                            val, "");
+        } else if (!strcmp(name, "--alpha") || !strcmp(name, "--beta")) {
+            float f;
+            if (parse_float(val, &f))
+                return fail(err, errlen, "bad %s '%s': expected a finite number", name, val);
+            if (name[2] == 'a') o->alpha = f;
+            else o->beta = f;
+        } else if (!strcmp(name, "--iters") || !strcmp(name, "--warmup")) {
+            long lo = name[2] == 'i' ? 1 : 0;
+            if (parse_int(val, lo, 100000, &v))
+                return fail(err, errlen, "bad %s '%s': expected an integer in range", name, val);
+            if (name[2] == 'i') o->iters = (int)v;
+            else o->warmup = (int)v;
+        } else if (!strcmp(name, "--pad") || !strcmp(name, "--offset")) {
+            if (parse_int(val, 0, 4096, &v))
+                return fail(err, errlen, "bad %s '%s': expected an integer in 0..4096", name, val);
+            if (name[2] == 'p') o->pad = (int)v;
+            else o->offset = (int)v;
+        } else if (!strcmp(name, "--init")) {
+            if (!strcmp(val, "random")) o->init = HARNESS_INIT_RANDOM;
+            else if (!strcmp(val, "ones")) o->init = HARNESS_INIT_ONES;
+            else if (!strcmp(val, "int")) o->init = HARNESS_INIT_INT;
+            else return fail(err, errlen, "bad --init '%s': expected random, ones or int%s", val, "");
+        } else if (!strcmp(name, "--poison")) {
+            if (!strcmp(val, "nan")) o->poison = HARNESS_POISON_NAN;
+            else if (!strcmp(val, "inf")) o->poison = HARNESS_POISON_INF;
+            else return fail(err, errlen, "bad --poison '%s': expected nan or inf%s", val, "");
+        } else if (!strcmp(name, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(val, &end, 10);
+            if (errno || end == val || *end || val[0] == '-')
+                return fail(err, errlen, "bad --seed '%s': expected a non-negative integer%s",
+                            val, "");
+            o->seed = s;
+        } else { /* --csv */
+            if (!*val || strlen(val) >= sizeof o->csv)
+                return fail(err, errlen, "bad --csv '%s': expected a file name%s", val, "");
+            strcpy(o->csv, val);
+        }
+    }
+    if (mnk[0] || mnk[1] || mnk[2]) {
+        if (o->nsizes >= HARNESS_MAX_SIZES)
+            return fail(err, errlen, "too many sizes (at most %s)%s", "64", "");
+        int first = mnk[0] ? mnk[0] : mnk[1] ? mnk[1] : mnk[2];
+        for (int j = 0; j < 3; ++j) o->sizes[o->nsizes][j] = mnk[j] ? mnk[j] : first;
+        ++o->nsizes;
+    }
+    if (sweep_given && o->nsizes)
+        return fail(err, errlen, "--sweep cannot be combined with --size or --m/--n/--k%s%s", "", "");
+    if (sweep_given == 2) bench_sweep(o);
+    else if (!o->nsizes) harness_default_sweep(o);
+    return 0;
+}
+
+/* ---- refusal ---------------------------------------------------------------------------- */
+
+const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int offset_elems,
+                            char *buf, size_t len) {
+    if (!(v->dtypes & GEMM_DT_BIT(p->dtype))) {
+        char list[64] = "";
+        for (int d = 0; d < GEMM_NDTYPES; ++d)
+            if (v->dtypes & GEMM_DT_BIT(d)) {
+                if (list[0]) strcat(list, ", ");
+                strcat(list, dtype_names[d]);
+            }
+        snprintf(buf, len, "variant '%s' does not support dtype %s (supported: %s)", v->name,
+                 dtype_names[p->dtype], list);
+        return buf;
+    }
+    if (!(v->layouts & GEMM_LAYOUT_BIT(p->layout))) {
+        char list[64] = "";
+        for (int l = 0; l < GEMM_NLAYOUTS; ++l)
+            if (v->layouts & GEMM_LAYOUT_BIT(l)) {
+                if (list[0]) strcat(list, ", ");
+                strcat(list, layout_names[l]);
+            }
+        snprintf(buf, len, "variant '%s' does not support layout %s (supported: %s)", v->name,
+                 layout_names[p->layout], list);
+        return buf;
+    }
+    int a = v->align > 1 ? v->align : 1;
+    if (p->lda % a || p->ldb % a || p->ldc % a || offset_elems % a) {
+        snprintf(buf, len,
+                 "variant '%s' needs lda, ldb, ldc and pointer offsets to be multiples of %d "
+                 "elements (got lda=%lld ldb=%lld ldc=%lld offset=%d)",
+                 v->name, a, p->lda, p->ldb, p->ldc, offset_elems);
+        return buf;
+    }
+    if (v->check) {
+        const char *why = v->check(p);
+        if (why) {
+            snprintf(buf, len, "variant '%s' refuses %dx%dx%d: %s", v->name, p->m, p->n, p->k, why);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* ---- fp16 / bf16 on the host ------------------------------------------------------------ */
+
+static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+float harness_half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
+    if (exp == 0x1F) return u2f(sign | 0x7F800000u | (man << 13)); /* Inf / NaN */
+    if (exp == 0) {                                                 /* zero / subnormal */
+        float v = (float)man * 5.9604644775390625e-8f;              /* man * 2^-24 */
+        return (sign ? -v : v);
+    }
+    return u2f(sign | ((exp + 112u) << 23) | (man << 13));
+}
+
+float harness_bf16_to_float(uint16_t h) { return u2f((uint32_t)h << 16); }
+
+uint16_t harness_float_to_bf16(float f) {
+    uint32_t u = f2u(f);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
+    u += 0x7FFFu + ((u >> 16) & 1u);                                           /* RNE */
+    return (uint16_t)(u >> 16);
+}
+
+uint16_t harness_float_to_half(float f) {
+    uint32_t u = f2u(f), sign = (u >> 16) & 0x8000u;
+    uint32_t a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);   /* NaN */
+    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);  /* rounds to >= 65520: Inf */
+    if (a < 0x38800000u) {                                    /* below 2^-14: subnormal */
+        float v = u2f(a) * 16777216.0f;                       /* in units of 2^-24 */
+        return (uint16_t)(sign | (uint32_t)nearbyintf(v));    /* default mode: RNE */
+    }
+    uint32_t r = a + 0xFFFu + ((a >> 13) & 1u);               /* RNE on the 13 dropped bits */
+    return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+}
+
+/* ---- tolerance and comparison ----------------------------------------------------------- */
+
+harness_tol harness_tolerance(gemm_dtype c_dtype, int k) {
+    const double u32 = 5.960464477539063e-08; /* fp32 unit roundoff 2^-24 */
+    /* relative spacing of the output type: two correct results may round to neighbours */
+    double ulp_out = c_dtype == GEMM_FP32 ? 1.1920928955078125e-07  /* 2^-23 */
+                     : c_dtype == GEMM_FP16 ? 9.765625e-04          /* 2^-10 */
+                                            : 7.8125e-03;           /* 2^-7  */
+    double acc = sqrt((double)(k > 0 ? k : 1)) * u32;
+    harness_tol t;
+    t.rel_fro = 0.5 * ulp_out + 8.0 * acc;
+    t.elem = 1.0 * ulp_out + 32.0 * acc;
+    return t;
+}
+
+int harness_compare(const float *out, long long ld_out, const float *ref, long long ld_ref,
+                    long long rows, long long cols, harness_tol tol, harness_cmp *c) {
+    memset(c, 0, sizeof *c);
+    c->first_bad_row = c->first_bad_col = -1;
+    c->worst_row = c->worst_col = -1;
+    double sum_ref2 = 0.0, sum_d2 = 0.0;
+    long long nfinite = 0;
+    for (long long i = 0; i < rows; ++i)
+        for (long long j = 0; j < cols; ++j) {
+            double r = ref[i * ld_ref + j];
+            if (!isfinite(r)) { ++c->ref_nonfinite; continue; }
+            sum_ref2 += r * r;
+            ++nfinite;
+        }
+    double rms = nfinite ? sqrt(sum_ref2 / (double)nfinite) : 0.0;
+    for (long long i = 0; i < rows; ++i)
+        for (long long j = 0; j < cols; ++j) {
+            double o = out[i * ld_out + j], r = ref[i * ld_ref + j];
+            if (!isfinite(o)) {
+                if (c->nonfinite++ == 0) { c->first_bad_row = i; c->first_bad_col = j; }
+                continue;
+            }
+            if (!isfinite(r)) continue;
+            double d = fabs(o - r);
+            sum_d2 += d * d;
+            if (d > c->max_abs) c->max_abs = d;
+            double denom = fabs(r) + rms;
+            double s = denom > 0 ? d / denom : (d > 0 ? INFINITY : 0.0);
+            if (s > c->worst_scaled || c->worst_row < 0) {
+                c->worst_scaled = s;
+                c->worst_row = i;
+                c->worst_col = j;
+            }
+        }
+    c->rel_fro = sum_ref2 > 0 ? sqrt(sum_d2 / sum_ref2) : (sum_d2 > 0 ? INFINITY : 0.0);
+    if (c->ref_nonfinite)
+        snprintf(c->reason, sizeof c->reason, "reference has %lld NaN/Inf values",
+                 c->ref_nonfinite);
+    else if (c->nonfinite)
+        snprintf(c->reason, sizeof c->reason,
+                 "%lld NaN/Inf outputs (unwritten?), first at (%lld,%lld)", c->nonfinite,
+                 c->first_bad_row, c->first_bad_col);
+    else if (c->worst_scaled > tol.elem)
+        snprintf(c->reason, sizeof c->reason,
+                 "element (%lld,%lld): got %.7g, want %.7g (scaled error %.3g > %.3g)",
+                 c->worst_row, c->worst_col, (double)out[c->worst_row * ld_out + c->worst_col],
+                 (double)ref[c->worst_row * ld_ref + c->worst_col], c->worst_scaled, tol.elem);
+    else if (c->rel_fro > tol.rel_fro)
+        snprintf(c->reason, sizeof c->reason, "relative error %.3g > %.3g", c->rel_fro,
+                 tol.rel_fro);
+    c->pass = c->reason[0] == '\0';
+    return c->pass;
+}
+
+void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda,
+                     int a_kmajor, const float *B, long long ldb, int b_kmajor, double beta,
+                     const float *C0, long long ldc, int r0, int r1, double *out) {
+    (void)m;
+    for (int i = r0; i < r1; ++i)
+        for (int j = 0; j < n; ++j) {
+            double acc = 0.0;
+            for (int p = 0; p < k; ++p) {
+                double a = a_kmajor ? A[(long long)i * lda + p] : A[i + (long long)p * lda];
+                double b = b_kmajor ? B[(long long)j * ldb + p] : B[j + (long long)p * ldb];
+                acc += a * b;
+            }
+            double v = alpha * acc;
+            if (beta != 0.0) v += beta * (double)C0[(long long)i * ldc + j];
+            out[(long long)(i - r0) * n + j] = v;
+        }
+}
+
+/* ---- report ----------------------------------------------------------------------------- */
+
+const char *harness_csv_header(void) {
+    return "lesson,variant,dtype,layout,m,n,k,alpha,beta,ms,tflops,cublas_ms,cublas_tflops,"
+           "pct_cublas,rel_err,max_err,status,device,cuda_runtime,cuda_driver,date,commit";
+}
+
+/* Copies s into d (size n) with commas and newlines replaced, for CSV fields. */
+static void csv_clean(char *d, size_t n, const char *s) {
+    size_t i = 0;
+    for (; s && s[i] && i + 1 < n; ++i) d[i] = (s[i] == ',' || s[i] == '\n') ? ';' : s[i];
+    d[i] = '\0';
+}
+
+int harness_csv_format(char *buf, size_t len, const harness_row *r, const harness_env *e) {
+    char dev[128], commit[64], variant[64];
+    csv_clean(dev, sizeof dev, e->device);
+    csv_clean(commit, sizeof commit, e->commit);
+    csv_clean(variant, sizeof variant, r->variant);
+    return snprintf(buf, len,
+                    "%s,%s,%s,%s,%d,%d,%d,%g,%g,%.6f,%.3f,%.6f,%.3f,%.2f,%.3e,%.3e,%s,%s,%d,%d,%s,%s",
+                    r->lesson, variant, harness_dtype_name(r->dtype),
+                    harness_layout_name(r->layout), r->m, r->n, r->k, (double)r->alpha,
+                    (double)r->beta, r->ms, r->tflops, r->cublas_ms, r->cublas_tflops,
+                    r->pct_cublas, r->rel_err, r->max_err, r->status, dev, e->cuda_runtime,
+                    e->cuda_driver, e->date, commit);
+}
+
+int harness_csv_append(const char *path, const harness_row *r, const harness_env *e) {
+    FILE *f = fopen(path, "a+");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    int empty = ftell(f) == 0;
+    char line[1024];
+    harness_csv_format(line, sizeof line, r, e);
+    int bad = (empty && fprintf(f, "%s\n", harness_csv_header()) < 0) || fprintf(f, "%s\n", line) < 0;
+    if (fclose(f) != 0 || bad) return -1;
+    return 0;
+}
+
+void harness_table_header(FILE *f) {
+    fprintf(f, "%-18s %-5s %-3s %6s %6s %6s %10s %9s %10s %8s %10s %5s\n", "variant", "dtype",
+            "op", "M", "N", "K", "ms", "TFLOP/s", "cuBLAS ms", "%cuBLAS", "rel.err", "check");
+}
+
+void harness_table_row(FILE *f, const harness_row *r) {
+    char ms[16] = "-", tf[16] = "-", cms[16] = "-", pct[16] = "-";
+    if (r->ms >= 0) {
+        snprintf(ms, sizeof ms, "%.4f", r->ms);
+        snprintf(tf, sizeof tf, "%.2f", r->tflops);
+    }
+    if (r->cublas_ms >= 0) snprintf(cms, sizeof cms, "%.4f", r->cublas_ms);
+    if (r->pct_cublas >= 0) snprintf(pct, sizeof pct, "%.1f", r->pct_cublas);
+    fprintf(f, "%-18s %-5s %-3s %6d %6d %6d %10s %9s %10s %8s %10.2e %5s\n", r->variant,
+            harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m, r->n, r->k, ms,
+            tf, cms, pct, r->rel_err, r->status);
+    fflush(f);
+}
+
+/* ---- the run ---------------------------------------------------------------------------- */
+
+typedef struct run_ctx {
+    const gemm_lesson *lesson;
+    const harness_opts *o;
+    harness_env env;
+    cublasHandle_t blas;
+    cudaStream_t stream;
+    cudaEvent_t ev0, ev1;
+    void *flush;
+    size_t flush_bytes;
+    int passed, failed, skipped;
+} run_ctx;
+
+static cudaDataType_t cuda_type(gemm_dtype d) {
+    return d == GEMM_FP32 ? CUDA_R_32F : d == GEMM_FP16 ? CUDA_R_16F : CUDA_R_16BF;
+}
+
+/* Device buffer of `elems` elements of dtype, plus `offset` leading elements; *base is what
+ * to free, the return value the (offset) pointer the GEMM sees. Exits 3 on out of memory. */
+static void *dev_alloc(void **base, gemm_dtype dt, long long elems, int offset) {
+    size_t bytes = (size_t)(elems + offset) * harness_dtype_size(dt);
+    cudaError_t e = cudaMalloc(base, bytes);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "error: cannot allocate %.1f MiB on the GPU (%s)\n",
+                (double)bytes / 1048576.0, cudaGetErrorString(e));
+        exit(HARNESS_EXIT_CUDA);
+    }
+    return (char *)*base + (size_t)offset * harness_dtype_size(dt);
+}
+
+/* Device buffer -> host floats. `raw` (optional) receives the raw bytes too. */
+static void to_host_float(float *dst, const void *src, gemm_dtype dt, long long n, void *raw) {
+    size_t es = harness_dtype_size(dt);
+    void *tmp = raw ? raw : malloc((size_t)n * es);
+    if (!tmp) { fprintf(stderr, "error: out of host memory\n"); exit(HARNESS_EXIT_CUDA); }
+    CUDA_CHECK(cudaMemcpy(tmp, src, (size_t)n * es, cudaMemcpyDeviceToHost));
+    if (dt == GEMM_FP32) memcpy(dst, tmp, (size_t)n * 4);
+    else {
+        const uint16_t *h = (const uint16_t *)tmp;
+        for (long long i = 0; i < n; ++i)
+            dst[i] = dt == GEMM_FP16 ? harness_half_to_float(h[i]) : harness_bf16_to_float(h[i]);
+    }
+    if (!raw) free(tmp);
+}
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) { fprintf(stderr, "error: out of host memory (%zu bytes)\n", n); exit(HARNESS_EXIT_CUDA); }
+    return p;
+}
+
+static void cublas_gemm(run_ctx *x, const gemm_problem *p, void *C) {
+    /* Row-major C (M,N) is the column-major N x M matrix C^T = B * A^T. cuBLAS's first operand
+     * is our B as an N x K matrix: K-major B is stored like a K x N column-major matrix, so
+     * it needs OP_T; N-major B is N x K column-major already (OP_N). The second operand is
+     * A^T (K x M): K-major A is exactly that (OP_N), M-major A is M x K (OP_T). */
+    cublasOperation_t opB = p->b_kmajor ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opA = p->a_kmajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+    CUBLAS_CHECK(cublasGemmEx(x->blas, opB, opA, p->n, p->m, p->k, &p->alpha, p->B,
+                              cuda_type(p->dtype), (int)p->ldb, p->A, cuda_type(p->dtype),
+                              (int)p->lda, &p->beta, C, cuda_type(p->c_dtype), (int)p->ldc,
+                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median time in ms of `iters` runs of the lesson (which = 0) or cuBLAS (which = 1), each
+ * after the L2 is overwritten by a memset of flush_bytes (> 2x the L2). */
+static double time_runs(run_ctx *x, const gemm_variant *v, const gemm_problem *p, int which,
+                        int iters, int warmup) {
+    for (int i = 0; i < warmup; ++i) {
+        if (which) cublas_gemm(x, p, p->C);
+        else CUDA_CHECK(v->launch(p, x->stream));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(x->stream));
+    double *t = (double *)xmalloc(sizeof(double) * (size_t)iters);
+    for (int i = 0; i < iters; ++i) {
+        CUDA_CHECK(cudaMemsetAsync(x->flush, i & 0xFF, x->flush_bytes, x->stream));
+        CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
+        if (which) cublas_gemm(x, p, p->C);
+        else CUDA_CHECK(v->launch(p, x->stream));
+        CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
+        CUDA_CHECK(cudaEventSynchronize(x->ev1));
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, x->ev0, x->ev1));
+        t[i] = ms;
+    }
+    qsort(t, (size_t)iters, sizeof *t, cmp_double);
+    double med = iters % 2 ? t[iters / 2] : 0.5 * (t[iters / 2 - 1] + t[iters / 2]);
+    free(t);
+    return med;
+}
+
+/* Largest problem (M*N*K) checked in full against the float64 CPU reference; above it a
+ * sample of rows is checked. */
+#define HARNESS_F64_FULL_MNK (1LL << 26)
+#define HARNESS_F64_SAMPLE_ROWS 4
+
+/* Runs one case; returns 0 pass, 1 fail. */
+static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offset) {
+    const harness_opts *o = x->o;
+    const int M = p->m, N = p->n, K = p->k;
+    const gemm_dtype dt = p->dtype, cdt = p->c_dtype;
+    /* extents of the stored operands: (outer, inner) with element (o,i) at o*ld + i */
+    long long a_outer = p->a_kmajor ? M : K, b_outer = p->b_kmajor ? N : K;
+    long long a_elems = (a_outer - 1) * p->lda + (p->a_kmajor ? K : M);
+    long long b_elems = (b_outer - 1) * p->ldb + (p->b_kmajor ? K : N);
+    long long c_elems = (long long)(M - 1) * p->ldc + N;
+    void *a_base, *b_base, *c_base, *r_base;
+    void *dA = dev_alloc(&a_base, dt, a_elems, offset);
+    void *dB = dev_alloc(&b_base, dt, b_elems, offset);
+    void *dC = dev_alloc(&c_base, cdt, c_elems, offset);
+    void *dR = dev_alloc(&r_base, cdt, c_elems, 0);
+    unsigned long long seed = o->seed * 1000003ull + (unsigned long long)M * 31 + N * 7 + K;
+    CUDA_CHECK(harness_dev_fill(dA, dt, a_elems, seed ^ 0xA, o->init, x->stream));
+    CUDA_CHECK(harness_dev_fill(dB, dt, b_elems, seed ^ 0xB, o->init, x->stream));
+    if (p->beta != 0.0f)
+        CUDA_CHECK(harness_dev_fill(dC, cdt, c_elems, seed ^ 0xC, HARNESS_INIT_RANDOM, x->stream));
+    else /* poison: a kernel that reads C when beta == 0, or leaves an element unwritten, fails */
+        CUDA_CHECK(harness_dev_fill_value(dC, cdt, c_elems,
+                                          o->poison == HARNESS_POISON_INF ? INFINITY : NAN,
+                                          x->stream));
+    CUDA_CHECK(cudaMemcpyAsync(dR, dC, (size_t)c_elems * harness_dtype_size(cdt),
+                               cudaMemcpyDeviceToDevice, x->stream));
+    CUDA_CHECK(cudaStreamSynchronize(x->stream));
+
+    /* host copies: the initial C (for the float64 reference and the padding check) */
+    size_t ces = harness_dtype_size(cdt);
+    float *hC0 = (float *)xmalloc((size_t)c_elems * sizeof(float));
+    unsigned char *rawC0 = (unsigned char *)xmalloc((size_t)c_elems * ces);
+    to_host_float(hC0, dC, cdt, c_elems, rawC0);
+
+    /* reference and lesson */
+    p->A = dA; p->B = dB; p->C = dR;
+    cublas_gemm(x, p, dR);
+    p->C = dC;
+    cudaError_t le = v->launch(p, x->stream);
+    if (le != cudaSuccess) {
+        fprintf(stderr, "error: launching %s/%s failed: %s\n", x->lesson->id, v->name,
+                cudaGetErrorString(le));
+        exit(HARNESS_EXIT_CUDA);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(x->stream));
+
+    float *hC = (float *)xmalloc((size_t)c_elems * sizeof(float));
+    float *hR = (float *)xmalloc((size_t)c_elems * sizeof(float));
+    unsigned char *rawC = (unsigned char *)xmalloc((size_t)c_elems * ces);
+    to_host_float(hC, dC, cdt, c_elems, rawC);
+    to_host_float(hR, dR, cdt, c_elems, NULL);
+
+    harness_tol tol = harness_tolerance(cdt, K);
+    harness_cmp cmp;
+    harness_compare(hC, p->ldc, hR, p->ldc, M, N, tol, &cmp);
+    char reason[256];
+    snprintf(reason, sizeof reason, "%s", cmp.reason);
+
+    /* elements between N and ldc belong to nobody: they must be untouched */
+    if (!reason[0] && p->ldc > N)
+        for (long long i = 0; i < M - 1 && !reason[0]; ++i)
+            if (memcmp(rawC + (size_t)(i * p->ldc + N) * ces, rawC0 + (size_t)(i * p->ldc + N) * ces,
+                       (size_t)(p->ldc - N) * ces) != 0)
+                snprintf(reason, sizeof reason, "wrote into the padding of C after row %lld", i);
+
+    /* float64 CPU reference: all rows for small problems, a few rows otherwise. It checks
+     * cuBLAS (the reference) as well as the lesson. */
+    if (!reason[0]) {
+        long long a_n = a_elems, b_n = b_elems;
+        float *hA = (float *)xmalloc((size_t)a_n * sizeof(float));
+        float *hB = (float *)xmalloc((size_t)b_n * sizeof(float));
+        to_host_float(hA, dA, dt, a_n, NULL);
+        to_host_float(hB, dB, dt, b_n, NULL);
+        int full = (long long)M * N * K <= HARNESS_F64_FULL_MNK;
+        int rows[HARNESS_F64_SAMPLE_ROWS] = {0, M - 1, M / 2, (int)((seed >> 8) % (unsigned)M)};
+        int nblocks = full ? 1 : HARNESS_F64_SAMPLE_ROWS;
+        double *ref = (double *)xmalloc(sizeof(double) * (size_t)(full ? M : 1) * N);
+        float *ref32 = (float *)xmalloc(sizeof(float) * (size_t)(full ? M : 1) * N);
+        for (int bi = 0; bi < nblocks && !reason[0]; ++bi) {
+            int r0 = full ? 0 : rows[bi], r1 = full ? M : rows[bi] + 1;
+            harness_ref_f64(M, N, K, p->alpha, hA, p->lda, p->a_kmajor, hB, p->ldb, p->b_kmajor,
+                            p->beta, hC0, p->ldc, r0, r1, ref);
+            long long cnt = (long long)(r1 - r0) * N;
+            for (long long i = 0; i < cnt; ++i) ref32[i] = (float)ref[i];
+            harness_cmp c64;
+            if (!harness_compare(hR + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol, &c64))
+                snprintf(reason, sizeof reason, "cuBLAS reference disagrees with float64 (rows %d..%d): %s",
+                         r0, r1 - 1, c64.reason);
+            else if (!harness_compare(hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol, &c64))
+                snprintf(reason, sizeof reason, "float64 check (rows %d..%d): %s", r0, r1 - 1,
+                         c64.reason);
+        }
+        free(hA); free(hB); free(ref); free(ref32);
+    }
+    int pass = reason[0] == '\0';
+
+    harness_row row;
+    memset(&row, 0, sizeof row);
+    row.lesson = x->lesson->id;
+    row.variant = v->name;
+    row.dtype = dt;
+    row.layout = p->layout;
+    row.m = M; row.n = N; row.k = K;
+    row.alpha = p->alpha; row.beta = p->beta;
+    row.ms = row.tflops = row.cublas_ms = row.cublas_tflops = row.pct_cublas = -1.0;
+    row.rel_err = cmp.rel_fro;
+    row.max_err = cmp.max_abs;
+    row.status = pass ? "PASS" : "FAIL";
+
+    if (pass && !o->check_only) {
+        double flops = 2.0 * M * (double)N * K;
+        /* keep slow kernels from taking minutes: about 2 s of timed runs per case at most */
+        CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
+        CUDA_CHECK(v->launch(p, x->stream));
+        CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
+        CUDA_CHECK(cudaEventSynchronize(x->ev1));
+        float est;
+        CUDA_CHECK(cudaEventElapsedTime(&est, x->ev0, x->ev1));
+        int iters = o->iters, warmup = o->warmup;
+        if (est > 0 && iters * est > 2000.0) iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
+        if (warmup * est > 1000.0) warmup = 1;
+        row.ms = time_runs(x, v, p, 0, iters, warmup);
+        p->C = dR;
+        row.cublas_ms = time_runs(x, v, p, 1, iters, warmup);
+        p->C = dC;
+        row.tflops = flops / (row.ms * 1e9);
+        row.cublas_tflops = flops / (row.cublas_ms * 1e9);
+        row.pct_cublas = 100.0 * row.cublas_ms / row.ms;
+    }
+    harness_table_row(stdout, &row);
+    if (!pass) printf("  FAIL %s/%s %s %s %dx%dx%d: %s\n", x->lesson->id, v->name,
+                      harness_dtype_name(dt), harness_layout_name(p->layout), M, N, K, reason);
+    if (o->csv[0] && harness_csv_append(o->csv, &row, &x->env) != 0) {
+        fprintf(stderr, "error: cannot write %s: %s\n", o->csv, strerror(errno));
+        exit(HARNESS_EXIT_USAGE);
+    }
+    free(hC0); free(rawC0); free(hC); free(hR); free(rawC);
+    CUDA_CHECK(cudaFree(a_base));
+    CUDA_CHECK(cudaFree(b_base));
+    CUDA_CHECK(cudaFree(c_base));
+    CUDA_CHECK(cudaFree(r_base));
+    return pass ? 0 : 1;
+}
+
+static void fill_env(harness_env *e, const struct cudaDeviceProp *prop) {
+    snprintf(e->device, sizeof e->device, "%.127s", prop->name);
+    cudaRuntimeGetVersion(&e->cuda_runtime);
+    cudaDriverGetVersion(&e->cuda_driver);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(e->date, sizeof e->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *c = getenv("GEMM_COMMIT");
+    snprintf(e->commit, sizeof e->commit, "%s", c && *c ? c : GEMM_GIT_COMMIT);
+}
+
+typedef struct planned_case {
+    const gemm_variant *v;
+    gemm_problem p;
+} planned_case;
+
+/* The problem for one case, pointers still NULL (run_case allocates them). */
+static void make_problem(gemm_problem *p, const harness_opts *o, gemm_dtype d, gemm_layout l,
+                         const int mnk[3]) {
+    memset(p, 0, sizeof *p);
+    p->m = mnk[0];
+    p->n = mnk[1];
+    p->k = mnk[2];
+    p->layout = l;
+    p->dtype = d;
+    p->c_dtype = d;
+    p->alpha = o->alpha;
+    p->beta = o->beta;
+    p->a_kmajor = (l == GEMM_TN || l == GEMM_TT);
+    p->b_kmajor = (l == GEMM_TN || l == GEMM_NN);
+    p->lda = (p->a_kmajor ? p->k : p->m) + o->pad;
+    p->ldb = (p->b_kmajor ? p->k : p->n) + o->pad;
+    p->ldc = p->n + o->pad;
+}
+
+static void list_variants(const gemm_lesson *L) {
+    printf("%s: %s\n", L->id, L->title);
+    for (int i = 0; i < L->nvariants; ++i) {
+        const gemm_variant *v = &L->variants[i];
+        char dts[64] = "", lays[64] = "";
+        for (int d = 0; d < GEMM_NDTYPES; ++d)
+            if (v->dtypes & GEMM_DT_BIT(d)) { if (dts[0]) strcat(dts, ","); strcat(dts, dtype_names[d]); }
+        for (int l = 0; l < GEMM_NLAYOUTS; ++l)
+            if (v->layouts & GEMM_LAYOUT_BIT(l)) { if (lays[0]) strcat(lays, ","); strcat(lays, layout_names[l]); }
+        printf("  %-20s %-15s %-12s align %-2d %s\n", v->name, dts, lays, v->align, v->summary);
+    }
+}
+
+int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
+    harness_opts o;
+    char err[256];
+    const char *prog = argc > 0 ? argv[0] : "run";
+    if (harness_parse(argc, argv, &o, err, sizeof err)) {
+        fprintf(stderr, "%s: %s (see --help)\n", prog, err);
+        return HARNESS_EXIT_USAGE;
+    }
+    if (o.help) { harness_usage(stdout, prog); return HARNESS_EXIT_OK; }
+    if (o.list) { list_variants(lesson); return HARNESS_EXIT_OK; }
+
+    /* which variants */
+    const gemm_variant *sel[HARNESS_MAX_VARIANTS];
+    int nsel = 0;
+    for (int i = 0; i < lesson->nvariants && nsel < HARNESS_MAX_VARIANTS; ++i)
+        if (!o.variant[0] || !strcmp(o.variant, lesson->variants[i].name))
+            sel[nsel++] = &lesson->variants[i];
+    if (!nsel) {
+        fprintf(stderr, "%s: lesson %s has no variant '%s' (see --list)\n", prog, lesson->id, o.variant);
+        return HARNESS_EXIT_USAGE;
+    }
+
+    /* Plan every (variant, dtype, layout, size) first, so that refusals are reported, and a
+     * request with nothing runnable is a usage error, before the GPU is touched. */
+    int maxcases = nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o.nsizes;
+    planned_case *cases = (planned_case *)xmalloc(sizeof(planned_case) * (size_t)maxcases);
+    int ncases = 0, nrefused = 0, nmsgs = 0;
+    static char msgs[32][320];
+    for (int vi = 0; vi < nsel; ++vi) {
+        const gemm_variant *v = sel[vi];
+        unsigned dts = o.dtypes;
+        if (!dts) /* the variant's first supported type */
+            for (int d = 0; d < GEMM_NDTYPES && !dts; ++d)
+                if (v->dtypes & GEMM_DT_BIT(d)) dts = GEMM_DT_BIT(d);
+        for (int d = 0; d < GEMM_NDTYPES; ++d) {
+            if (!(dts & GEMM_DT_BIT(d))) continue;
+            for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
+                if (!(o.layouts & GEMM_LAYOUT_BIT(l))) continue;
+                for (int s = 0; s < o.nsizes; ++s) {
+                    gemm_problem p;
+                    make_problem(&p, &o, (gemm_dtype)d, (gemm_layout)l, o.sizes[s]);
+                    char buf[320];
+                    const char *why = harness_refusal(v, &p, o.offset, buf, sizeof buf);
+                    if (why) {
+                        /* with --dtype all / --layout all, combinations the variant does not
+                         * claim are left out quietly; every other refusal is reported */
+                        int quiet = (o.dtype_all && !(v->dtypes & GEMM_DT_BIT(d))) ||
+                                    (o.layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
+                        if (!quiet) {
+                            ++nrefused;
+                            int seen = 0; /* one line per distinct reason */
+                            for (int r = 0; r < nmsgs && !seen; ++r) seen = !strcmp(msgs[r], why);
+                            if (!seen) {
+                                fprintf(stderr, "%s: refused: %s\n", lesson->id, why);
+                                if (nmsgs < 32) snprintf(msgs[nmsgs++], sizeof msgs[0], "%s", why);
+                            }
+                        }
+                        continue;
+                    }
+                    cases[ncases].v = v;
+                    cases[ncases].p = p;
+                    ++ncases;
+                }
+            }
+        }
+    }
+    if (ncases == 0) {
+        fprintf(stderr, "%s: nothing to run: every requested case was refused\n", prog);
+        free(cases);
+        return HARNESS_EXIT_USAGE;
+    }
+
+    /* the device */
+    int ndev = 0;
+    cudaError_t e = cudaGetDeviceCount(&ndev);
+    if (e != cudaSuccess || ndev == 0) {
+        fprintf(stderr, "%s: no CUDA device is available (%s); this course needs an NVIDIA GPU "
+                        "of compute capability 8.0 or newer.\n",
+                prog, e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        return HARNESS_EXIT_CUDA;
+    }
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    if (prop.major < 8) {
+        fprintf(stderr, "%s: device 0 (%s) has compute capability %d.%d; this course needs 8.0 "
+                        "or newer.\n", prog, prop.name, prop.major, prop.minor);
+        return HARNESS_EXIT_CUDA;
+    }
+
+    run_ctx x;
+    memset(&x, 0, sizeof x);
+    x.lesson = lesson;
+    x.o = &o;
+    x.skipped = nrefused;
+    fill_env(&x.env, &prop);
+    CUDA_CHECK(cudaStreamCreate(&x.stream));
+    CUDA_CHECK(cudaEventCreate(&x.ev0));
+    CUDA_CHECK(cudaEventCreate(&x.ev1));
+    CUBLAS_CHECK(cublasCreate(&x.blas));
+    CUBLAS_CHECK(cublasSetStream(x.blas, x.stream));
+    if (!o.check_only) { /* memset before each timed run evicts the operands from L2 */
+        x.flush_bytes = (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : (64 << 20)) * 3;
+        e = cudaMalloc(&x.flush, x.flush_bytes);
+        if (e != cudaSuccess) {
+            fprintf(stderr, "error: cannot allocate the L2 flush buffer (%s)\n", cudaGetErrorString(e));
+            return HARNESS_EXIT_CUDA;
+        }
+    }
+
+    printf("%s: %s | %s, %d SMs, CUDA %d.%d | commit %s\n", lesson->id, lesson->title,
+           x.env.device, prop.multiProcessorCount, x.env.cuda_runtime / 1000,
+           (x.env.cuda_runtime % 1000) / 10, x.env.commit);
+    printf("alpha=%g beta=%g%s%s%s\n", (double)o.alpha, (double)o.beta,
+           o.beta == 0.0f ? (o.poison == HARNESS_POISON_INF ? ", C prefilled with +Inf" : ", C prefilled with NaN") : "",
+           o.init == HARNESS_INIT_ONES ? ", all-ones A and B" : o.init == HARNESS_INIT_INT ? ", integer A and B" : "",
+           o.check_only ? ", check only" : "");
+    harness_table_header(stdout);
+    int tty = isatty(2);
+    for (int c = 0; c < ncases; ++c) {
+        if (tty)
+            fprintf(stderr, "[%d/%d] %s %s %s %dx%dx%d ...\r", c + 1, ncases, cases[c].v->name,
+                    dtype_names[cases[c].p.dtype], layout_names[cases[c].p.layout], cases[c].p.m,
+                    cases[c].p.n, cases[c].p.k);
+        if (run_case(&x, cases[c].v, &cases[c].p, o.offset)) ++x.failed;
+        else ++x.passed;
+    }
+    free(cases);
+    if (tty) fprintf(stderr, "%60s\r", "");
+    printf("%d passed, %d failed, %d skipped\n", x.passed, x.failed, x.skipped);
+
+    cublasDestroy(x.blas);
+    if (x.flush) cudaFree(x.flush);
+    cudaEventDestroy(x.ev0);
+    cudaEventDestroy(x.ev1);
+    cudaStreamDestroy(x.stream);
+    if (x.failed) return HARNESS_EXIT_FAIL;
+    return HARNESS_EXIT_OK;
+}

@@ -1,0 +1,63 @@
+/* harness_kernels.cu - the harness's own device code: seeded fills. See harness_dev.h. */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "harness_dev.h"
+
+/* splitmix64 finalizer: a good 64-bit mix of (seed, index), so element i gets the same value
+ * whatever the grid shape. */
+static __device__ __forceinline__ unsigned long long mix64(unsigned long long x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+static __device__ __forceinline__ void store_as(void *p, gemm_dtype dt, long long i, float v) {
+    if (dt == GEMM_FP32)
+        ((float *)p)[i] = v;
+    else if (dt == GEMM_FP16)
+        ((__half *)p)[i] = __float2half_rn(v);
+    else
+        ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
+}
+
+__global__ void fill_kernel(void *p, gemm_dtype dt, long long n, unsigned long long seed,
+                            harness_init init) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        unsigned long long h = mix64(seed * 0x100000001B3ull ^ (unsigned long long)i);
+        float v;
+        if (init == HARNESS_INIT_ONES)
+            v = 1.0f;
+        else if (init == HARNESS_INIT_INT)
+            v = (float)((int)(h % 5) - 2);
+        else /* top 24 bits -> [0,1) exactly representable in fp32, then [-1,1) */
+            v = (float)(h >> 40) * (1.0f / 16777216.0f) * 2.0f - 1.0f;
+        store_as(p, dt, i, v);
+    }
+}
+
+__global__ void fill_value_kernel(void *p, gemm_dtype dt, long long n, float v) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        store_as(p, dt, i, v);
+}
+
+static unsigned grid_for(long long n) {
+    long long b = (n + 255) / 256;
+    return (unsigned)(b < 4096 ? (b > 0 ? b : 1) : 4096);
+}
+
+extern "C" cudaError_t harness_dev_fill(void *p, gemm_dtype dt, long long n,
+                                        unsigned long long seed, harness_init init,
+                                        cudaStream_t s) {
+    fill_kernel<<<grid_for(n), 256, 0, s>>>(p, dt, n, seed, init);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t harness_dev_fill_value(void *p, gemm_dtype dt, long long n, float v,
+                                              cudaStream_t s) {
+    fill_value_kernel<<<grid_for(n), 256, 0, s>>>(p, dt, n, v);
+    return cudaGetLastError();
+}
