@@ -38,7 +38,12 @@ $(shell mkdir -p $(BUILD)/common && \
 .PHONY: all test test-cpu test-gpu bench plots clean deps $(foreach l,$(LESSONS),lesson$(firstword $(subst _, ,$(l))))
 .DEFAULT_GOAL := all
 
-all: $(RUNS)
+all: $(RUNS) $(BUILD)/tools/probe
+
+# The ceilings probe (FFMA, mma.sync, HBM, cuBLAS) used by the roofline and the READMEs.
+$(BUILD)/tools/probe: tools/probe.cu common/check.h $(BUILD)/commit.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -DGEMM_GIT_COMMIT='"$(COMMIT)"' $< -o $@ $(LDLIBS)
 
 # ---- the harness --------------------------------------------------------------------------
 HARNESS_OBJS := $(BUILD)/common/harness.o $(BUILD)/common/harness_kernels.o
@@ -89,7 +94,7 @@ test-cpu: $(RUNS) $(TEST_BINS)
 	@for s in $(EXTRA_TEST_SCRIPTS); do echo "== $$s"; BUILD=$(BUILD) bash $$s || exit 1; done
 	@echo "make test: all CPU tests passed"
 
-test-gpu: $(RUNS) $(EXTRA_GPU_BINS)
+test-gpu: $(RUNS) $(BUILD)/tools/probe $(EXTRA_GPU_BINS)
 	@BUILD=$(BUILD) bash tests/gpu/run_gpu_tests.sh $(LESSONS)
 
 bench: $(RUNS)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# test_cli.sh - the lessons' command line as a user meets it, without a GPU:
+# bad flags exit 2 with one line, refused requests exit 2 before any GPU work, and with no
+# CUDA device every lesson exits 3 with one sentence. On a machine with a GPU the no-device
+# check is skipped (the GPU tests cover that machine).
+# Usage: BUILD=build bash tests/test_cli.sh
+set -u
+BUILD=${BUILD:-build}
+pass=0; fail=0
+check() { # name expected_status needle cmd...
+    local name=$1 want=$2 needle=$3; shift 3
+    local out rc
+    out=$("$@" 2>&1 >/dev/null); rc=$?
+    local lines; lines=$(printf '%s\n' "$out" | grep -c .)
+    if [ "$rc" = "$want" ] && printf '%s' "$out" | grep -q -- "$needle"; then
+        pass=$((pass+1))
+    else
+        fail=$((fail+1)); echo "FAIL $name: status $rc (want $want), stderr: $out"
+    fi
+    if [ "$want" != 0 ] && [ "$lines" -gt 3 ]; then
+        fail=$((fail+1)); echo "FAIL $name: error message is $lines lines"
+    fi
+}
+has_gpu=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then has_gpu=1; fi
+for run in "$BUILD"/*/run; do
+    [ -x "$run" ] || continue
+    l=$(basename "$(dirname "$run")")
+    check "$l bad flag" 2 "unknown option '--frobnicate'" "$run" --frobnicate
+    check "$l bad size" 2 "bad --size" "$run" --size 12x0x3
+    check "$l bad layout" 2 "bad --layout" "$run" --layout XX
+    check "$l unknown variant" 2 "has no variant" "$run" --variant no_such_variant
+    "$run" --help >/dev/null 2>&1 || { fail=$((fail+1)); echo "FAIL $l --help"; }
+    "$run" --list | grep -q "$l" || { fail=$((fail+1)); echo "FAIL $l --list"; }
+    if [ $has_gpu = 0 ]; then
+        check "$l no GPU" 3 "no CUDA device is available" "$run" --size 64x64x64 --check-only
+    fi
+done
+# an unsupported dtype is refused before the GPU is touched
+if [ -x "$BUILD/01_naive/run" ]; then
+    check "01 fp16 refused" 2 "does not support dtype fp16" "$BUILD/01_naive/run" --dtype fp16
+    n=$("$BUILD/01_naive/run" --dtype fp16 --variant coalesced 2>&1 | grep -c "refused:")
+    [ "$n" = 1 ] || { fail=$((fail+1)); echo "FAIL refusal should be one line, got $n"; }
+fi
+echo "cli: $pass passed, $fail failed"
+[ $fail = 0 ]
