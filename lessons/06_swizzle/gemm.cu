@@ -1,0 +1,353 @@
+/* Lesson 06 - swizzled shared memory and a multi-stage cp.async pipeline.
+ *
+ * What this lesson shows: lesson 05's Tensor Core kernel with its two remaining stalls removed.
+ *  1. Bank conflicts. The 8 rows one ldmatrix phase reads are BLK_K halves apart; with
+ *     BLK_K = 32 (64-byte rows) rows r and r+2 share banks (4-way conflict), with BLK_K = 64
+ *     (128-byte rows) all 8 rows share them (8-way). Instead of padding (lesson 05), the smem
+ *     tile is composed with a swizzle: the 16-byte chunk index inside a row is XORed with
+ *     row bits (Swizzle<2,3,3> for BLK_K = 32, Swizzle<3,3,3> for BLK_K = 64, on offsets
+ *     counted in half elements; see plan.h). Both the 16-byte cp.async stores and the
+ *     ldmatrix reads are then conflict-free, with no wasted smem.
+ *  2. Memory latency. STAGES K tiles are in flight at once (STAGES - 1 loading while one is
+ *     computed), in dynamic shared memory; inside a K tile the ldmatrix fragments of k-step
+ *     kk+1 are loaded while the MMAs of k-step kk run (register double buffering).
+ * Plus: CTAs are launched in groups of RASTER_GROUP tile rows so that neighbours share their
+ * A and B panels in L2 (plan_raster in plan.h).
+ *
+ * Tile configurations (the variants; the first is the default, pick by measurement):
+ *   128x256x32_s4   8 warps (2 x 4), warp tile 64x64, 4 stages, 96 KiB smem
+ *   128x128x32_s4   4 warps (2 x 2), warp tile 64x64, 4 stages, 64 KiB smem
+ *   128x128x64_s3   4 warps (2 x 2), warp tile 64x64, 3 stages, 96 KiB smem (Swizzle<3,3,3>)
+ *
+ * Every problem is accepted (fp16 and bf16, every layout, any M, N, K, any leading dimension,
+ * any base offset). The fast path needs A and B K-major (layout TN), lda and ldb multiples of
+ * 8 and 16-byte-aligned A and B: then every cp.async moves 16 aligned bytes, and a K that is
+ * not a multiple of 8 only shortens the last chunk (src-size). Anything else takes the
+ * generic path: the same kernel and pipeline, but each thread gathers its 8-element chunks
+ * with predicated 2-byte loads (either majorness) and stores them to the swizzled tile
+ * itself. It is correct everywhere and slow; the table's variant name stays the same, and
+ * launch() chooses. The epilogue stores element pairs when ldc is even and C 4-byte aligned,
+ * single elements otherwise.
+ *
+ * Why templates: register arrays need compile-time sizes, the mma instruction (f16/bf16) must
+ * be chosen at compile time, and the lesson wants several tile shapes from one source. The
+ * template parameters are exactly the named constants of lesson 05; in plain C one would
+ * stamp the kernels out with a macro.
+ *
+ * Build and run:   make lesson06 && ./run
+ *                  ./run --variant 128x256x32_s4 --dtype bf16 --size 4096x4096x4096
+ *
+ * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
+ */
+#include <stdint.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+#include "harness.h"
+#include "ptx.h"
+#include "plan.h"
+
+#define MMA_M 16
+#define MMA_N 8
+#define MMA_K 16
+#define RASTER_GROUP 8 /* CTAs walk 8 tile rows down before moving right */
+
+typedef struct kargs {
+    int M, N, K;
+    float alpha, beta;
+    const uint16_t *A; /* (M,K): a_kmajor ? A[m*lda + k] : A[m + k*lda] */
+    const uint16_t *B; /* (N,K): b_kmajor ? B[n*ldb + k] : B[n + k*ldb] */
+    uint16_t *C;       /* (M,N): C[m*ldc + n] */
+    long long lda, ldb, ldc;
+    int a_kmajor, b_kmajor;
+    int pair_ok; /* ldc even and C 4-byte aligned: store two elements at once */
+} kargs;
+
+static __device__ __forceinline__ float elem_to_f32(uint16_t v, int bf16) {
+    return bf16 ? __bfloat162float(__ushort_as_bfloat16(v)) : __half2float(__ushort_as_half(v));
+}
+static __device__ __forceinline__ uint16_t f32_to_elem(float x, int bf16) {
+    return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(x))
+                : __half_as_ushort(__float2half_rn(x));
+}
+
+/* Swizzled offset (halves) of tile element (row, col), rows BK halves long. */
+#define SWZ(row, col, BK) plan_smem_offset((row), (col), (BK), 1, 0)
+
+/* ---- gmem -> smem, fast path: 16-byte cp.async, zero-fill at the edges ------------------
+ * Tile of ROWS rows x BK halves at row r0 of X (K-major, row stride ld), K tile kt.
+ * Chunk idx = tid + i*NT lies unswizzled at halves idx*8 and row idx/(BK/8). Copy i is copy 0
+ * moved down by i*NT/(BK/8) rows; since NT*8 halves is a multiple of the swizzle period (256
+ * or 512 halves), swizzle(idx*8) = swizzle(tid*8) + i*NT*8. So each thread keeps one source
+ * pointer `src0` (its copy 0 at k = 0), its row index and its column, and derives the rest. */
+template <int ROWS, int BK, int NT>
+static __device__ __forceinline__ void load_tile_async(uint32_t s, const uint16_t *src0,
+                                                       long long ld, int rows_left, int col,
+                                                       int k_left, const uint16_t *safe) {
+    const int RSTEP = NT / (BK / 8); /* rows between copy i and copy i+1 */
+    const int s0 = plan_swizzle(threadIdx.x * 8, plan_swizzle_bits(BK), 3, 3);
+    int valid = k_left - col;       /* elements of this thread's chunk inside K */
+    valid = valid < 0 ? 0 : (valid > 8 ? 8 : valid);
+    /* not unrolled on purpose: one running pointer instead of ROWS/RSTEP 64-bit pointers
+     * kept live across the main loop (which would push the kernel past 255 registers) */
+    const long long step = (long long)RSTEP * ld;
+    uint32_t d = s + 2 * s0;
+#pragma unroll 1
+    for (int i = 0; i < ROWS / RSTEP; ++i) {
+        const int v = i * RSTEP < rows_left ? valid : 0;
+        ptx_cp_async_cg16(d, v ? src0 : safe, v * 2);
+        src0 += step;
+        d += 2 * NT * 8;
+    }
+}
+
+/* ---- gmem -> smem, generic path: 8 predicated 2-byte loads per chunk, either majorness -- */
+template <int ROWS, int BK, int NT>
+static __device__ __forceinline__ void load_tile_generic(uint16_t *s, const uint16_t *X,
+                                                         long long ld, int kmajor, int r0,
+                                                         int rows, int k0, int K) {
+    const int CPR = BK / 8;
+#pragma unroll 1 /* few registers: this path is about correctness, not speed */
+    for (int i = 0; i < ROWS * CPR / NT; ++i) {
+        const int row = plan_copy_row(threadIdx.x, i, NT, BK);
+        const int col = plan_copy_chunk(threadIdx.x, i, NT, BK) * 8;
+        const int r = r0 + row;
+        uint32_t w[4];
+#pragma unroll
+        for (int e = 0; e < 8; e += 2) {
+            const int k = k0 + col + e;
+            uint32_t lo = 0, hi = 0;
+            if (r < rows && k < K)
+                lo = kmajor ? X[(long long)r * ld + k] : X[r + (long long)k * ld];
+            if (r < rows && k + 1 < K)
+                hi = kmajor ? X[(long long)r * ld + k + 1] : X[r + (long long)(k + 1) * ld];
+            w[e / 2] = lo | (hi << 16);
+        }
+        *(uint4 *)(s + SWZ(row, col, BK)) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+/* One CTA computes the (BM, BN) tile of C chosen by plan_raster from blockIdx.x.
+ * Warp w owns the (WTM, WTN) = (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N);
+ * acc[i][j][0..3] is the C fragment of MMA atom (i, j) of that block. */
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs p) {
+    enum {
+        NT = 32 * WARPS_M * WARPS_N,
+        WTM = BM / WARPS_M, WTN = BN / WARPS_N,
+        MI = WTM / MMA_M, NI = WTN / MMA_N, /* atoms per warp along M and N */
+        KSTEPS = BK / MMA_K,
+        A_STAGE = BM * BK, B_STAGE = BN * BK /* halves per stage */
+    };
+    static_assert(NI % 2 == 0 && KSTEPS % 2 == 0, "B is loaded two atoms at a time");
+    static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
+    extern __shared__ __align__(128) uint16_t smem[]; /* sA (BM,BK,STAGES), sB (BN,BK,STAGES) */
+    uint16_t *sA = smem;
+    uint16_t *sB = smem + STAGES * A_STAGE;
+    const uint32_t sA_u = ptx_smem_u32(sA), sB_u = ptx_smem_u32(sB);
+
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+    int tm, tn;
+    plan_raster(blockIdx.x, (p.M + BM - 1) / BM, (p.N + BN - 1) / BN, RASTER_GROUP, &tm, &tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int ktiles = (p.K + BK - 1) / BK;
+
+    float acc[MI][NI][4];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+
+    /* ldmatrix addresses, in bytes inside one stage. The swizzle only looks at offset bits
+     * below 256 (BK = 32) or 512 (BK = 64) halves, and the block offsets (warp, atom) are
+     * multiples of 16 rows = 16*BK halves, so swizzle(block + lane part) = block +
+     * swizzle(lane part): the per-lane part is computed once here.
+     * Moving to k-step kk flips only chunk bits, so lane offset(kk) = lane offset(0) ^ kk*16
+     * halves (plan.h's tests check both identities). */
+    const uint32_t a_lane = 2 * SWZ(plan_ldsm_a_row(lane), 8 * plan_ldsm_a_chunk(lane), BK);
+    const uint32_t b_lane = 2 * SWZ(plan_ldsm_b_row(lane), 8 * plan_ldsm_b_chunk(lane), BK);
+    const uint32_t a_warp = 2 * (wm * WTM) * BK, b_warp = 2 * (wn * WTN) * BK;
+
+    uint32_t ra[2][MI][4], rb[2][NI][2]; /* fragments, double-buffered over k-steps */
+
+    /* fast-path copy state: this thread's copy-0 row and column, source pointers at k = 0 */
+    const int cp_row = plan_copy_row(threadIdx.x, 0, NT, BK);
+    const int cp_col = plan_copy_chunk(threadIdx.x, 0, NT, BK) * 8;
+    const int a_rows = p.M - m0 - cp_row, b_rows = p.N - n0 - cp_row; /* rows left below */
+    const uint16_t *a_src = p.A + (long long)(m0 + cp_row) * p.lda + cp_col;
+    const uint16_t *b_src = p.B + (long long)(n0 + cp_row) * p.ldb + cp_col;
+
+    /* issue the loads of K tile kt into stage st (or nothing past the end); then commit */
+#define LOAD_STAGE(st, kt)                                                                     \
+    do {                                                                                       \
+        if ((kt) < ktiles) {                                                                   \
+            if (GENERIC) {                                                                     \
+                load_tile_generic<BM, BK, NT>(sA + (st) * A_STAGE, p.A, p.lda, p.a_kmajor, m0, \
+                                              p.M, (kt) * BK, p.K);                            \
+                load_tile_generic<BN, BK, NT>(sB + (st) * B_STAGE, p.B, p.ldb, p.b_kmajor, n0, \
+                                              p.N, (kt) * BK, p.K);                            \
+            } else {                                                                           \
+                load_tile_async<BM, BK, NT>(sA_u + 2 * (st) * A_STAGE, a_src + (kt) * BK, p.lda, \
+                                            a_rows, cp_col, p.K - (kt) * BK, p.A);             \
+                load_tile_async<BN, BK, NT>(sB_u + 2 * (st) * B_STAGE, b_src + (kt) * BK, p.ldb, \
+                                            b_rows, cp_col, p.K - (kt) * BK, p.B);             \
+            }                                                                                  \
+        }                                                                                      \
+        ptx_cp_async_commit();                                                                 \
+    } while (0)
+
+    /* fragments of k-step kk of stage st into buffer buf */
+#define LOAD_FRAGS(buf, st, kk)                                                                \
+    do {                                                                                       \
+        const uint32_t sa_ = sA_u + 2 * (st) * A_STAGE + a_warp + (a_lane ^ (kk)*2*MMA_K);      \
+        const uint32_t sb_ = sB_u + 2 * (st) * B_STAGE + b_warp + (b_lane ^ (kk)*2*MMA_K);      \
+        _Pragma("unroll") for (int i_ = 0; i_ < MI; ++i_)                                      \
+            ptx_ldmatrix_x4(ra[buf][i_], sa_ + 2 * i_ * MMA_M * BK);                           \
+        _Pragma("unroll") for (int j_ = 0; j_ < NI; j_ += 2) {                                 \
+            uint32_t r_[4];                                                                    \
+            ptx_ldmatrix_x4(r_, sb_ + 2 * j_ * MMA_N * BK);                                    \
+            rb[buf][j_][0] = r_[0]; rb[buf][j_][1] = r_[1];                                    \
+            rb[buf][j_ + 1][0] = r_[2]; rb[buf][j_ + 1][1] = r_[3];                            \
+        }                                                                                      \
+    } while (0)
+
+    /* prologue: tiles 0 .. STAGES-2 in flight, wait for tile 0, first fragments */
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; ++st) LOAD_STAGE(st, st);
+    PTX_CP_ASYNC_WAIT(STAGES - 2);
+    __syncthreads();
+    int rd = 0;          /* stage being computed */
+    int wr = STAGES - 1; /* stage the next tile goes to */
+    if (ktiles > 0) LOAD_FRAGS(0, 0, 0);
+
+    /* main loop. Timeline of one K tile kt (KSTEPS k-steps):
+     *   kk = 0          issue cp.async of tile kt+STAGES-1 into stage wr (freed by the
+     *                   barrier of the previous tile), commit
+     *   kk = KSTEPS-1   wait until tile kt+1 has landed (wait_group STAGES-2) + barrier,
+     *                   move rd on
+     *   every kk        ldmatrix the fragments of k-step kk+1 (next tile's first when kk is
+     *                   the last), then the MI x NI MMAs of k-step kk */
+    for (int kt = 0; kt < ktiles; ++kt) {
+#pragma unroll
+        for (int kk = 0; kk < KSTEPS; ++kk) {
+            if (kk == KSTEPS - 1) {
+                PTX_CP_ASYNC_WAIT(STAGES - 2);
+                __syncthreads();
+                rd = rd + 1 == STAGES ? 0 : rd + 1;
+            }
+            if (kk < KSTEPS - 1 || kt + 1 < ktiles) LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);
+            if (kk == 0) {
+                LOAD_STAGE(wr, kt + STAGES - 1);
+                wr = wr + 1 == STAGES ? 0 : wr + 1;
+            }
+#pragma unroll
+            for (int i = 0; i < MI; ++i)
+#pragma unroll
+                for (int j = 0; j < NI; ++j) {
+                    if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);
+                    else      ptx_mma_m16n8k16_f16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);
+                }
+        }
+    }
+    ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
+#undef LOAD_STAGE
+#undef LOAD_FRAGS
+
+    /* epilogue: lane l holds rows g, g+8 and columns 2t, 2t+1 of each atom (plan_mma_c_*) */
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int m = m0 + wm * WTM + i * MMA_M + plan_mma_c_row(lane, 2 * h);
+                const int n = n0 + wn * WTN + j * MMA_N + plan_mma_c_col(lane, 0);
+                if (m >= p.M || n >= p.N) continue;
+                uint16_t *c = p.C + (long long)m * p.ldc + n;
+                const int two = n + 1 < p.N;
+                float v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
+                if (p.beta != 0.0f) { /* C is read only when beta != 0 */
+                    v0 += p.beta * elem_to_f32(c[0], BF16);
+                    if (two) v1 += p.beta * elem_to_f32(c[1], BF16);
+                }
+                if (two && p.pair_ok) {
+                    *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
+                                     ((uint32_t)f32_to_elem(v1, BF16) << 16);
+                } else {
+                    c[0] = f32_to_elem(v0, BF16);
+                    if (two) c[1] = f32_to_elem(v1, BF16);
+                }
+            }
+}
+
+/* Sets the dynamic smem limit (checked) and launches one instantiation. */
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
+static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
+    const size_t smem = (size_t)STAGES * (BM + BN) * BK * 2;
+    void (*kernel)(kargs) = gemm_swizzle<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC>;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem);
+    if (e != cudaSuccess) return e;
+    const long long tiles = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
+    kernel<<<dim3((unsigned)tiles), dim3(32 * WARPS_M * WARPS_N), smem, s>>>(*a);
+    return cudaGetLastError();
+}
+
+/* Fast path when every cp.async can move 16 aligned bytes, generic path otherwise. */
+static int fast_path_ok(const gemm_problem *p) {
+    return p->a_kmajor && p->b_kmajor && p->lda % 8 == 0 && p->ldb % 8 == 0 &&
+           ((uintptr_t)p->A & 15) == 0 && ((uintptr_t)p->B & 15) == 0;
+}
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
+    kargs a;
+    a.M = p->m; a.N = p->n; a.K = p->k;
+    a.alpha = p->alpha; a.beta = p->beta;
+    a.A = (const uint16_t *)p->A; a.B = (const uint16_t *)p->B; a.C = (uint16_t *)p->C;
+    a.lda = p->lda; a.ldb = p->ldb; a.ldc = p->ldc;
+    a.a_kmajor = p->a_kmajor; a.b_kmajor = p->b_kmajor;
+    a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
+    const int bf16 = p->dtype == GEMM_BF16, fast = fast_path_ok(p);
+    if (bf16)
+        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s)
+                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s);
+    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s)
+                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s);
+}
+
+static cudaError_t launch_128x256x32_s4(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<128, 256, 32, 2, 4, 4>(p, s);
+}
+static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<128, 128, 32, 2, 2, 4>(p, s);
+}
+static cudaError_t launch_128x128x64_s3(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<128, 128, 64, 2, 2, 3>(p, s);
+}
+
+/* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. */
+static const char *check_grid(const gemm_problem *p) {
+    if ((long long)((p->m + 127) / 128) * ((p->n + 127) / 128) > 2147483647LL)
+        return "M*N too large: more than 2^31-1 CTA tiles";
+    return NULL;
+}
+
+#define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
+
+static const gemm_variant variants[] = {
+    {"128x256x32_s4", "8 warps of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 96 KiB smem",
+     DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_128x256x32_s4},
+    {"128x128x32_s4", "4 warps of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 64 KiB smem",
+     DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_128x128x32_s4},
+    {"128x128x64_s3", "4 warps of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 96 KiB smem",
+     DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_128x128x64_s3},
+};
+
+static const gemm_lesson lesson = {"06_swizzle", "Swizzled smem + multi-stage cp.async pipeline",
+                                   3, variants};
+
+int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
