@@ -1,0 +1,247 @@
+/* Lesson 04 - tiled copy: 128-bit vectors, predication, cp.async pipelines, register blocking.
+ *
+ * Lesson 03 (the seed kernel) copies one float per thread per instruction, waits for every
+ * copy before computing, and reads 2 floats from smem per FMA. This lesson keeps its structure
+ * (CTA tile -> smem tiles -> thread partitions -> register accumulators -> axpby) and changes
+ * four things, each one a variant below so its effect can be measured:
+ *   1. Tiled copy with vectors. The copy of a (BLK_X,BLK_K) tile is a TV layout: vector e of
+ *      the tile is moved by thread e % NTHR as its value e / NTHR (plan.h). Where the operand
+ *      is contiguous along M/N, a vector is 4 floats (LDG.128 / cp.async 16 B).
+ *   2. Predication for any M, N, K, ld and base pointer: each vector's coordinate is compared
+ *      with the tile's remaining extent; out-of-range elements are zero-filled by cp.async's
+ *      src-size operand instead of being branched around, so edge tiles run the same code.
+ *      Unaligned operands (ld % 4 != 0 or a base pointer not 16-B aligned) take a 4-byte copy.
+ *   3. cp.async (LDGSTS): global -> shared without passing through registers, in a pipeline
+ *      of STAGES buffers (2 = double buffering), so the loads of k_tile t+STAGES-1 are in
+ *      flight while k_tile t is computed.
+ *   4. 2-D register blocking: a thread owns THR_M x THR_N (8x8 or 16x8) elements of C inside
+ *      a warp tile (WARP_M,WARP_N), and computes them as outer products of THR_M floats of A and
+ *      THR_N floats of B loaded from smem as float4s (16 FFMA per LDS.128 instead of 1/2).
+ *
+ * Shared memory holds both tiles transposed, (BLK_K, BLK_X) with x contiguous, so the inner
+ * loop reads 4 consecutive m (or n) as one float4 whatever the operand's layout in gmem. For a
+ * K-major operand (A in TN, the default) that transposition is done by the copy itself: a
+ * cp.async moves bytes unchanged, so it moves one float at a time (4-byte cp.async) into its
+ * transposed place; the synchronous "tiled_vec" variant instead loads 4 k's with one LDG.128
+ * and stores them with 4 STS.32.
+ *
+ * Build and run:   make lesson04 && ./run
+ *                  ./run --variant fast --size 4096x4096x4096
+ *                  ./run --check-only --layout all --pad 3
+ *
+ * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
+ * All four layouts, any M, N, K >= 1, any lda/ldb/ldc and base offset; fp32 only.
+ */
+#include <stdint.h>
+#include "harness.h"
+#include "plan.h"
+
+#define P4_CAT_(a, b) a##b
+#define P4_CAT(a, b) P4_CAT_(a, b)
+
+/* ---- cp.async in inline PTX (LDGSTS on sm_80+) ------------------------------------------
+ * cp.async.cg.shared.global [dst], [src], 16, src_bytes;
+ *     copies src_bytes (0..16) from global src to shared dst and fills the rest of the 16
+ *     bytes with zeros. .cg caches in L2 only (the data is reused from smem, not from L1).
+ *     dst and src must be 16-byte aligned.
+ * cp.async.ca.shared.global [dst], [src], 4, src_bytes;   (src_bytes 0 or 4)
+ *     the same for one float (.ca is the only cache mode allowed for 4-byte copies).
+ * With src_bytes == 0 nothing is read, but we still pass an address inside the tensor.
+ * The copies are asynchronous: the thread goes on at once; they are grouped by
+ * cp.async.commit_group and waited for by cp.async.wait_group N, which returns when at most N
+ * of this thread's committed groups are still in flight. wait_group says nothing about other
+ * threads' copies: a __syncthreads() after it makes the whole tile visible. */
+static __device__ __forceinline__ void p4_cp_async16(float *dst, const float *src, int bytes) {
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
+                 "r"(bytes)
+                 : "memory");
+}
+static __device__ __forceinline__ void p4_cp_async4(float *dst, const float *src, int bytes) {
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(bytes)
+                 : "memory");
+}
+static __device__ __forceinline__ void p4_cp_async_commit(void) {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/* N must be a compile-time constant (it is an immediate operand of the instruction). */
+#define p4_cp_async_wait(N) asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory")
+
+/* ---- the tiled copy of one k_tile of one operand -----------------------------------------
+ * gX points at element (0,0) of the CTA's tile (x0, k0), which is always inside the tensor;
+ * element (x,k) of the tile is gX[x*sx + k*sk]. x_rem = X - x0 and k_rem = K - k0 are the
+ * rows/columns of the tile that exist (they may exceed BLK_X / BLK_K). sX is the stage's
+ * transposed smem tile, pitch = BLK_X + P4_PAD. All arguments but gX, sx, sk, x_rem, k_rem,
+ * sX are compile-time constants once inlined, so the loop unrolls and the switch folds.
+ * Offsets inside one tile are 32-bit ints (x*sx + k*sk < BLK_X*ld + BLK_K < 2^31, which the
+ * variants' check callbacks guarantee by refusing ld >= P4_MAX_LD): one register per copy
+ * instead of a 64-bit pointer, which is what keeps the kernel within 128 registers. */
+static __device__ __forceinline__ void p4_copy_tile(const int mode, const int async,
+                                                    const int blk_x, const int blk_k,
+                                                    const int nthr, const int tid,
+                                                    const float *gX, long long sx, long long sk,
+                                                    int x_rem, int k_rem, float *sX,
+                                                    const int pitch) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+#pragma unroll
+    for (int v = 0; v < nv; ++v) {
+        int x, k;
+        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
+        float *dst = sX + p4_smem_offset(blk_x, x, k);
+        if (mode == P4_COPY_X16) {
+            /* 4 floats along x: how many exist (0..4) -> src-size; the rest is zero */
+            const int n = (k < k_rem) ? max(0, min(4, x_rem - x)) : 0;
+            const float *src = gX + (x + k * (int)sk); /* sx == 1 */
+            if (async) {
+                p4_cp_async16(dst, n > 0 ? src : gX, 4 * n);
+            } else if (n == 4) {
+                *(float4 *)dst = *(const float4 *)src; /* LDG.128 + STS.128 */
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) dst[j] = (j < n) ? src[j] : 0.0f;
+            }
+        } else if (mode == P4_COPY_K16) {
+            /* 4 floats along k (gmem contiguous) -> 4 k rows of the transposed tile */
+            const int n = (x < x_rem) ? max(0, min(4, k_rem - k)) : 0;
+            const float *src = gX + (x * (int)sx + k);
+            float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (n == 4) {
+                r = *(const float4 *)src; /* LDG.128 */
+            } else {
+                if (n > 0) r.x = src[0];
+                if (n > 1) r.y = src[1];
+                if (n > 2) r.z = src[2];
+            }
+            dst[0] = r.x;
+            dst[pitch] = r.y;
+            dst[2 * pitch] = r.z;
+            dst[3 * pitch] = r.w;
+        } else {
+            /* one float (K4: K-major, transposing; X4: x-major but unaligned) */
+            const int ok = x < x_rem && k < k_rem;
+            const float *src = gX + (x * (int)sx + k * (int)sk);
+            if (async)
+                p4_cp_async4(dst, ok ? src : gX, ok ? 4 : 0);
+            else
+                *dst = ok ? *src : 0.0f;
+        }
+    }
+}
+
+/* Copy mode of an operand: K-major operands are transposed by the copy (one float per
+ * cp.async, or LDG.128 + 4 STS when synchronous); x-major operands use 16-byte vectors when
+ * ld and the base pointer allow (all vector starts are then 16-byte aligned), else 4 bytes. */
+static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
+    const int vec = ld % 4 == 0 && (uintptr_t)ptr % 16 == 0;
+    if (kmajor) return (vec && !async) ? P4_COPY_K16 : P4_COPY_K4;
+    return vec ? P4_COPY_X16 : P4_COPY_X4;
+}
+
+/* ---- the kernels: one per tile configuration (kernel.cuh) -------------------------------- */
+#define K_NAME gemm04_fast
+#define K_BLK_M CFG_FAST_BLK_M
+#define K_BLK_N CFG_FAST_BLK_N
+#define K_BLK_K CFG_FAST_BLK_K
+#define K_WARP_M CFG_FAST_WARP_M
+#define K_WARP_N CFG_FAST_WARP_N
+#define K_THR_M CFG_FAST_THR_M
+#define K_THR_N CFG_FAST_THR_N
+#define K_STAGES CFG_FAST_STAGES
+#define K_MINB 2
+#include "kernel.cuh"
+
+#define K_NAME gemm04_fast_k16
+#define K_BLK_M CFG_K16_BLK_M
+#define K_BLK_N CFG_K16_BLK_N
+#define K_BLK_K CFG_K16_BLK_K
+#define K_WARP_M CFG_K16_WARP_M
+#define K_WARP_N CFG_K16_WARP_N
+#define K_THR_M CFG_K16_THR_M
+#define K_THR_N CFG_K16_THR_N
+#define K_STAGES CFG_K16_STAGES
+#define K_MINB 1
+#include "kernel.cuh"
+
+#define K_NAME gemm04_fast_n256
+#define K_BLK_M CFG_N256_BLK_M
+#define K_BLK_N CFG_N256_BLK_N
+#define K_BLK_K CFG_N256_BLK_K
+#define K_WARP_M CFG_N256_WARP_M
+#define K_WARP_N CFG_N256_WARP_N
+#define K_THR_M CFG_N256_THR_M
+#define K_THR_N CFG_N256_THR_N
+#define K_STAGES CFG_N256_STAGES
+#define K_MINB 1
+#include "kernel.cuh"
+
+#define K_NAME gemm04_fast_s4
+#define K_BLK_M CFG_S4_BLK_M
+#define K_BLK_N CFG_S4_BLK_N
+#define K_BLK_K CFG_S4_BLK_K
+#define K_WARP_M CFG_S4_WARP_M
+#define K_WARP_N CFG_S4_WARP_N
+#define K_THR_M CFG_S4_THR_M
+#define K_THR_N CFG_S4_THR_N
+#define K_STAGES CFG_S4_STAGES
+#define K_MINB 2
+#include "kernel.cuh"
+
+#define K_NAME gemm04_cp2
+#define K_BLK_M CFG_CP2_BLK_M
+#define K_BLK_N CFG_CP2_BLK_N
+#define K_BLK_K CFG_CP2_BLK_K
+#define K_WARP_M CFG_CP2_WARP_M
+#define K_WARP_N CFG_CP2_WARP_N
+#define K_THR_M CFG_CP2_THR_M
+#define K_THR_N CFG_CP2_THR_N
+#define K_STAGES CFG_CP2_STAGES
+#define K_MINB 2
+#include "kernel.cuh"
+
+#define K_NAME gemm04_vec
+#define K_BLK_M CFG_VEC_BLK_M
+#define K_BLK_N CFG_VEC_BLK_N
+#define K_BLK_K CFG_VEC_BLK_K
+#define K_WARP_M CFG_VEC_WARP_M
+#define K_WARP_N CFG_VEC_WARP_N
+#define K_THR_M CFG_VEC_THR_M
+#define K_THR_N CFG_VEC_THR_N
+#define K_STAGES CFG_VEC_STAGES
+#define K_MINB 2
+#include "kernel.cuh"
+
+/* Refusals: the grid is 1-D (grouped rasterization), limited to 2^31-1 CTAs, and offsets
+ * inside an operand tile are 32-bit (P4_MAX_LD). */
+static const char *check_common(const gemm_problem *p, int blk_m, int blk_n) {
+    if ((long long)((p->m + blk_m - 1) / blk_m) * ((p->n + blk_n - 1) / blk_n) > 2147483647LL)
+        return "too many tiles of C for one grid (limit 2^31-1 CTAs)";
+    if (p->lda >= P4_MAX_LD || p->ldb >= P4_MAX_LD)
+        return "lda and ldb must be below 2^22 (32-bit offsets inside a tile)";
+    return NULL;
+}
+static const char *check_grid_128x128(const gemm_problem *p) { return check_common(p, 128, 128); }
+static const char *check_grid_128x256(const gemm_problem *p) { return check_common(p, 128, 256); }
+
+#define FP32 GEMM_DT_BIT(GEMM_FP32)
+static const gemm_variant variants[] = {
+    {"fast", "128x128x8 CTA, 32x64 warp, 8x8/thread, 3-stage cp.async, grouped raster", FP32,
+     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_fast},
+    {"tiled_vec", "128x128x8, 8x8/thread, synchronous LDG.128 -> STS copy, 1 smem buffer", FP32,
+     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_vec},
+    {"cp_async_2stage", "128x128x8, 8x8/thread, cp.async double buffering (2 stages)", FP32,
+     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_cp2},
+    {"fast_128x128x8_s4", "as fast with a 4-stage cp.async pipeline", FP32, GEMM_LAYOUT_ALL, 1,
+     check_grid_128x128, launch_gemm04_fast_s4},
+    {"fast_128x128x16", "128x128x16 CTA, 32x64 warp, 8x8/thread, 3 stages", FP32,
+     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_fast_k16},
+    {"fast_128x256x8", "128x256x8 CTA, 64x64 warp, 16x8/thread, 3 stages", FP32,
+     GEMM_LAYOUT_ALL, 1, check_grid_128x256, launch_gemm04_fast_n256},
+};
+#undef FP32
+
+static const gemm_lesson lesson = {
+    "04_copy", "Tiled copy: vectors, predication, cp.async pipeline, register blocking",
+    (int)(sizeof variants / sizeof variants[0]), variants};
+
+int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
