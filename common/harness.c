@@ -80,7 +80,8 @@ void harness_usage(FILE *f, const char *prog) {
             "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
             "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
             "  --variant NAME     one variant (see --list) or 'all' (default: all)\n"
-            "  --layout L         TN | NT | NN | TT | all, or a comma list (default: TN)\n"
+            "  --layout L         TN | NT | NN | TT | all, or a comma list\n"
+            "                     (default: the lesson's, TN unless its README says otherwise)\n"
             "  --dtype D          fp32 | fp16 | bf16 | all, or a comma list\n"
             "                     (default: each variant's first supported type)\n"
             "  --alpha A --beta B scalars, applied in fp32 (default 1 and 0)\n"
@@ -171,7 +172,6 @@ static int parse_mask(const char *s, int (*parse)(const char *), unsigned all_ma
 
 int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errlen) {
     memset(o, 0, sizeof *o);
-    o->layouts = GEMM_LAYOUT_BIT(GEMM_TN);
     o->alpha = 1.0f;
     o->beta = 0.0f;
     o->iters = 20;
@@ -836,6 +836,8 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
     }
     if (o.help) { harness_usage(stdout, prog); return HARNESS_EXIT_OK; }
     if (o.list) { list_variants(lesson); return HARNESS_EXIT_OK; }
+
+    if (!o.layouts) o.layouts = lesson->default_layouts ? lesson->default_layouts : GEMM_LAYOUT_BIT(GEMM_TN);
 
     /* which variants */
     const gemm_variant *sel[HARNESS_MAX_VARIANTS];

@@ -93,12 +93,14 @@ typedef struct gemm_variant {
     cudaError_t (*launch)(const gemm_problem *p, cudaStream_t stream);
 } gemm_variant;
 
-/* A lesson: its id ("01_naive"), a title, and its variants (the first is the default). */
+/* A lesson: its id ("01_naive"), a title, and its variants (the first is the default).
+ * default_layouts: GEMM_LAYOUT_BIT mask used when --layout is not given; 0 means TN. */
 typedef struct gemm_lesson {
     const char *id;
     const char *title;
     int nvariants;
     const gemm_variant *variants;
+    unsigned default_layouts;
 } gemm_lesson;
 
 /* ---- options ------------------------------------------------------------------------- */
@@ -112,7 +114,7 @@ typedef enum { HARNESS_POISON_NAN = 0, HARNESS_POISON_INF = 1 } harness_poison;
 typedef struct harness_opts {
     int nsizes;
     int sizes[HARNESS_MAX_SIZES][3]; /* M, N, K */
-    unsigned layouts;                /* GEMM_LAYOUT_BIT mask */
+    unsigned layouts;                /* GEMM_LAYOUT_BIT mask; 0 = the lesson's default */
     unsigned dtypes;                 /* GEMM_DT_BIT mask */
     int explicit_layout, explicit_dtype, explicit_variant; /* given as a single value */
     int layout_all, dtype_all;       /* given as 'all' */

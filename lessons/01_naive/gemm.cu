@@ -8,6 +8,8 @@
  *                all lanes read the same A element (one broadcast) and write 32 neighbouring
  *                floats of C (one 128-byte line).
  * Both support every operand order (TN, NT, NN, TT) and any leading dimension, fp32 only.
+ * The lesson's default order is TT (see the descriptor at the end): B has N contiguous, so the
+ * coalesced mapping's 32 lanes read 32 neighbouring B elements per k.
  *
  * Build and run:   make lesson01 && ./run
  *                  ./run --variant coalesced --size 4096x4096x4096
@@ -84,7 +86,11 @@ static const gemm_variant variants[] = {
      GEMM_LAYOUT_ALL, 1, check_grid, launch_coalesced},
 };
 
+/* Default operand order TT: A row-major (M,K) and B stored as a row-major K x N matrix (N
+ * contiguous), C row-major - the three arrays a C programmer would declare. Lanes along N then
+ * read B contiguously; with TN (both operands K-major) neither mapping coalesces its operand
+ * loads, which is why lesson 03 stages tiles through shared memory. */
 static const gemm_lesson lesson = {"01_naive", "Naive GEMM: one thread per element of C", 2,
-                                   variants};
+                                   variants, GEMM_LAYOUT_BIT(GEMM_TT)};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }

@@ -71,7 +71,8 @@ static __device__ __forceinline__ void p4_cp_async_commit(void) {
 /* ---- the tiled copy of one k_tile of one operand -----------------------------------------
  * gX points at element (0,0) of the CTA's tile (x0, k0), which is always inside the tensor;
  * element (x,k) of the tile is gX[x*sx + k*sk]. x_rem = X - x0 and k_rem = K - k0 are the
- * rows/columns of the tile that exist (they may exceed BLK_X / BLK_K). sX is the stage's
+ * rows/columns of the tile that exist (they may exceed BLK_X / BLK_K). check_k = 0 promises
+ * k_rem >= BLK_K (any k_tile but the last), so the k tests fold away. sX is the stage's
  * transposed smem tile, pitch = BLK_X + P4_PAD. All arguments but gX, sx, sk, x_rem, k_rem,
  * sX are compile-time constants once inlined, so the loop unrolls and the switch folds.
  * Offsets inside one tile are 32-bit ints (x*sx + k*sk < BLK_X*ld + BLK_K < 2^31, which the
@@ -80,10 +81,14 @@ static __device__ __forceinline__ void p4_cp_async_commit(void) {
 static __device__ __forceinline__ void p4_copy_tile(const int mode, const int async,
                                                     const int blk_x, const int blk_k,
                                                     const int nthr, const int tid,
+                                                    const int check_k,
                                                     const float *gX, long long sx, long long sk,
                                                     int x_rem, int k_rem, float *sX,
                                                     const int pitch) {
     const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+    if (!check_k) k_rem = blk_k; /* not the last k_tile: every k of the tile exists, so the
+                                    predicates depend on x only and are hoisted out of the
+                                    main loop by the compiler */
 #pragma unroll
     for (int v = 0; v < nv; ++v) {
         int x, k;

@@ -92,14 +92,22 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 
     /* Copies k_tile t of A and B into stage s (asynchronously when K_STAGES > 1). Vectors
      * outside (M,K) / (N,K) are zero-filled, so the edge tiles need no other special case. */
-#define K_COPY(s, t)                                                                           \
+#define K_COPY(s, t, check_k)                                                                  \
     do {                                                                                       \
-        p4_copy_tile(a_mode, K_STAGES > 1, K_BLK_M, K_BLK_K, K_NTHR, tid,                      \
+        p4_copy_tile(a_mode, K_STAGES > 1, K_BLK_M, K_BLK_K, K_NTHR, tid, check_k,             \
                      gA + (long long)(t) * K_BLK_K * a_sk, a_sx, a_sk, M - m0,                 \
                      K - (t) * K_BLK_K, sA + (s) * K_SA_SIZE, K_SA_PITCH);                     \
-        p4_copy_tile(b_mode, K_STAGES > 1, K_BLK_N, K_BLK_K, K_NTHR, tid,                      \
+        p4_copy_tile(b_mode, K_STAGES > 1, K_BLK_N, K_BLK_K, K_NTHR, tid, check_k,             \
                      gB + (long long)(t) * K_BLK_K * b_sk, b_sx, b_sk, N - n0,                 \
                      K - (t) * K_BLK_K, sB + (s) * K_SB_SIZE, K_SB_PITCH);                     \
+    } while (0)
+    /* The last k_tile may be partial (K % BLK_K != 0): only its copy tests k. */
+#define K_COPY_ANY(s, t)                                                                       \
+    do {                                                                                       \
+        if ((t) + 1 < k_tiles)                                                                 \
+            K_COPY(s, t, 0);                                                                   \
+        else                                                                                   \
+            K_COPY(s, t, 1);                                                                   \
     } while (0)
 
     /* tCrC += tCsA * tCsB^T over the BLK_K k's of stage s: at each k, load THR_M floats of A
@@ -130,7 +138,7 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
      *   copy -> barrier (the tile is complete in smem) -> gemm -> barrier (everyone is done
      *   reading before the next copy overwrites it). */
     for (int t = 0; t < k_tiles; ++t) {
-        K_COPY(0, t);
+        K_COPY_ANY(0, t);
         __syncthreads();
         K_GEMM(0);
         __syncthreads();
@@ -143,7 +151,7 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
      * Prologue: start k_tiles 0 .. STAGES-2. */
 #pragma unroll
     for (int s = 0; s < K_STAGES - 1; ++s) {
-        if (s < k_tiles) K_COPY(s, s);
+        if (s < k_tiles) K_COPY_ANY(s, s);
         p4_cp_async_commit();
     }
     int read_s = 0;              /* stage holding k_tile t */
@@ -156,7 +164,7 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
          * visible to every thread; (2) every thread has finished K_GEMM of k_tile t-1, whose
          * stage (== write_s) can now be overwritten. One barrier per k_tile. */
         __syncthreads();
-        if (t + K_STAGES - 1 < k_tiles) K_COPY(write_s, t + K_STAGES - 1);
+        if (t + K_STAGES - 1 < k_tiles) K_COPY_ANY(write_s, t + K_STAGES - 1);
         p4_cp_async_commit(); /* always commit, so the group count stays = k_tile count */
         K_GEMM(read_s);       /* overlaps with the copies in flight */
         read_s = (read_s + 1 == K_STAGES) ? 0 : read_s + 1;
@@ -165,6 +173,7 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
     p4_cp_async_wait(0); /* nothing may be in flight into smem when the CTA exits */
 #endif
 #undef K_COPY
+#undef K_COPY_ANY
 #undef K_GEMM
 
     /* ---- epilogue: tCgC = alpha * tCrC + beta * tCgC ------------------------------------
