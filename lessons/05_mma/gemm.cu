@@ -241,6 +241,6 @@ static const gemm_variant variants[] = {
 };
 
 static const gemm_lesson lesson = {"05_mma", "Tensor Cores: ldmatrix + mma.sync m16n8k16", 2,
-                                   variants};
+                                   variants, GEMM_LAYOUT_BIT(GEMM_TN)};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }

@@ -348,6 +348,6 @@ static const gemm_variant variants[] = {
 };
 
 static const gemm_lesson lesson = {"06_swizzle", "Swizzled smem + multi-stage cp.async pipeline",
-                                   3, variants};
+                                   3, variants, GEMM_LAYOUT_BIT(GEMM_TN)};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
