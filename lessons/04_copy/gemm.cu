@@ -134,6 +134,74 @@ static __device__ __forceinline__ void p4_copy_tile(const int mode, const int as
     }
 }
 
+/* ---- the same copy for the k_tiles that are not the last one ----------------------------
+ * Every k of such a tile exists, so a vector's predicate depends on x only and its gmem offset
+ * from the tile's origin is the same for every k_tile. p4_copy_prep computes both once per
+ * CTA (a plan: one 32-bit offset and one byte count per vector, in registers); p4_copy_issue
+ * then costs one address add and one copy instruction per vector per k_tile. A vector whose
+ * rows are outside the tensor gets offset 0 (the tile origin, a valid and 16-byte aligned
+ * address) and 0 bytes, i.e. it writes zeros. */
+#define P4_MAXV 8 /* most vectors a thread moves per k_tile and operand (static_assert'ed) */
+typedef struct {
+    int off[P4_MAXV];   /* gmem offset of the vector from the tile origin, in floats */
+    int bytes[P4_MAXV]; /* bytes of the vector that exist (the rest is zero-filled) */
+} p4_copy_plan;
+
+static __device__ __forceinline__ void p4_copy_prep(p4_copy_plan *pl, const int mode,
+                                                    const int blk_x, const int blk_k,
+                                                    const int nthr, const int tid, long long sx,
+                                                    long long sk, int x_rem) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+#pragma unroll
+    for (int v = 0; v < nv; ++v) {
+        int x, k;
+        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
+        const int in = x < x_rem;
+        pl->off[v] = in ? x * (int)sx + k * (int)sk : 0;
+        if (mode == P4_COPY_X16)
+            pl->bytes[v] = 4 * max(0, min(4, x_rem - x));
+        else
+            pl->bytes[v] = in ? 4 * p4_copy_vec(mode) : 0;
+    }
+}
+
+static __device__ __forceinline__ void p4_copy_issue(const p4_copy_plan *pl, const int mode,
+                                                     const int async, const int blk_x,
+                                                     const int blk_k, const int nthr,
+                                                     const int tid, const float *gX, float *sX,
+                                                     const int pitch) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+#pragma unroll
+    for (int v = 0; v < nv; ++v) {
+        int x, k;
+        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
+        float *dst = sX + p4_smem_offset(blk_x, x, k);
+        const float *src = gX + pl->off[v];
+        const int bytes = pl->bytes[v];
+        if (mode == P4_COPY_X16) {
+            if (async) {
+                p4_cp_async16(dst, src, bytes);
+            } else if (bytes == 16) {
+                *(float4 *)dst = *(const float4 *)src;
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) dst[j] = (4 * j < bytes) ? src[j] : 0.0f;
+            }
+        } else if (mode == P4_COPY_K16) { /* synchronous only */
+            float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (bytes == 16) r = *(const float4 *)src;
+            dst[0] = r.x;
+            dst[pitch] = r.y;
+            dst[2 * pitch] = r.z;
+            dst[3 * pitch] = r.w;
+        } else if (async) {
+            p4_cp_async4(dst, src, bytes);
+        } else {
+            *dst = bytes ? *src : 0.0f;
+        }
+    }
+}
+
 /* Copy mode of an operand: K-major operands are transposed by the copy (one float per
  * cp.async, or LDG.128 + 4 STS when synchronous); x-major operands use 16-byte vectors when
  * ld and the base pointer allow (all vector starts are then 16-byte aligned), else 4 bytes. */

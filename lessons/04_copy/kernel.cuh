@@ -31,6 +31,8 @@ static_assert((K_WARP_M / K_THR_M) * (K_WARP_N / K_THR_N) == 32, "a warp tile ha
 static_assert(K_BLK_M % K_WARP_M == 0 && K_BLK_N % K_WARP_N == 0, "warps tile the CTA tile");
 static_assert(K_BLK_M % 32 == 0 && K_BLK_N % 32 == 0, "P4_PAD's bank argument needs 32 | BLK_X");
 static_assert(K_BLK_K % 8 == 0, "the K4 copy walks k in groups of 8");
+static_assert(K_BLK_M * K_BLK_K <= P4_MAXV * K_NTHR && K_BLK_N * K_BLK_K <= P4_MAXV * K_NTHR,
+              "a copy plan holds at most P4_MAXV vectors per thread");
 static_assert((K_BLK_M * K_BLK_K) % (4 * K_NTHR) == 0 && (K_BLK_N * K_BLK_K) % (4 * K_NTHR) == 0,
               "every thread moves the same number of float4s");
 
@@ -50,11 +52,8 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
      * (a plain row-by-row order would stream all of B for every tile row). */
     const int tiles_m = (M + K_BLK_M - 1) / K_BLK_M;
     const int tiles_n = (N + K_BLK_N - 1) / K_BLK_N;
-    const int per_group = P4_GROUP_M * tiles_n;
-    const int first_m = (blockIdx.x / per_group) * P4_GROUP_M;
-    const int group_m = min(tiles_m - first_m, P4_GROUP_M);
-    const int tile_m = first_m + (blockIdx.x % per_group) % group_m;
-    const int tile_n = (blockIdx.x % per_group) / group_m;
+    int tile_m, tile_n;
+    p4_tile_coord((int)blockIdx.x, tiles_m, tiles_n, &tile_m, &tile_n);
     const int m0 = tile_m * K_BLK_M, n0 = tile_n * K_BLK_N;
 
     /* ---- the tensors --------------------------------------------------------------------
@@ -90,16 +89,28 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 
     const int k_tiles = (K + K_BLK_K - 1) / K_BLK_K;
 
+    /* Copy plans (tAgA -> tAsA, tBgB -> tBsB for every full k_tile): computed once. */
+    p4_copy_plan tAplan, tBplan;
+    p4_copy_prep(&tAplan, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, a_sx, a_sk, M - m0);
+    p4_copy_prep(&tBplan, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, b_sx, b_sk, N - n0);
+
     /* Copies k_tile t of A and B into stage s (asynchronously when K_STAGES > 1). Vectors
      * outside (M,K) / (N,K) are zero-filled, so the edge tiles need no other special case. */
 #define K_COPY(s, t, check_k)                                                                  \
     do {                                                                                       \
-        p4_copy_tile(a_mode, K_STAGES > 1, K_BLK_M, K_BLK_K, K_NTHR, tid, check_k,             \
-                     gA + (long long)(t) * K_BLK_K * a_sk, a_sx, a_sk, M - m0,                 \
-                     K - (t) * K_BLK_K, sA + (s) * K_SA_SIZE, K_SA_PITCH);                     \
-        p4_copy_tile(b_mode, K_STAGES > 1, K_BLK_N, K_BLK_K, K_NTHR, tid, check_k,             \
-                     gB + (long long)(t) * K_BLK_K * b_sk, b_sx, b_sk, N - n0,                 \
-                     K - (t) * K_BLK_K, sB + (s) * K_SB_SIZE, K_SB_PITCH);                     \
+        const float *gA_t = gA + (long long)(t) * K_BLK_K * a_sk; /* (BLK_M,BLK_K) */          \
+        const float *gB_t = gB + (long long)(t) * K_BLK_K * b_sk; /* (BLK_N,BLK_K) */          \
+        if (check_k) {                                                                         \
+            p4_copy_tile(a_mode, K_STAGES > 1, K_BLK_M, K_BLK_K, K_NTHR, tid, 1, gA_t, a_sx,   \
+                         a_sk, M - m0, K - (t) * K_BLK_K, sA + (s) * K_SA_SIZE, K_SA_PITCH);   \
+            p4_copy_tile(b_mode, K_STAGES > 1, K_BLK_N, K_BLK_K, K_NTHR, tid, 1, gB_t, b_sx,   \
+                         b_sk, N - n0, K - (t) * K_BLK_K, sB + (s) * K_SB_SIZE, K_SB_PITCH);   \
+        } else {                                                                               \
+            p4_copy_issue(&tAplan, a_mode, K_STAGES > 1, K_BLK_M, K_BLK_K, K_NTHR, tid, gA_t,  \
+                          sA + (s) * K_SA_SIZE, K_SA_PITCH);                                   \
+            p4_copy_issue(&tBplan, b_mode, K_STAGES > 1, K_BLK_N, K_BLK_K, K_NTHR, tid, gB_t,  \
+                          sB + (s) * K_SB_SIZE, K_SB_PITCH);                                   \
+        }                                                                                      \
     } while (0)
     /* The last k_tile may be partial (K % BLK_K != 0): only its copy tests k. */
 #define K_COPY_ANY(s, t)                                                                       \

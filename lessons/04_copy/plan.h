@@ -92,6 +92,16 @@
  * tile rows, so CTAs running at the same time share A rows and B columns in L2. */
 #define P4_GROUP_M 8
 
+/* CTA id -> (tile_m, tile_n): ids run down a group of P4_GROUP_M tile rows before moving one
+ * tile column right (the last group may be shorter). */
+P4_HD void p4_tile_coord(int id, int tiles_m, int tiles_n, int *tile_m, int *tile_n) {
+    const int per_group = P4_GROUP_M * tiles_n;
+    const int first_m = (id / per_group) * P4_GROUP_M;
+    const int group_m = tiles_m - first_m < P4_GROUP_M ? tiles_m - first_m : P4_GROUP_M;
+    *tile_m = first_m + (id % per_group) % group_m;
+    *tile_n = (id % per_group) / group_m;
+}
+
 /* ---- copy partitions (the TV layouts of the tiled copies) --------------------------------
  * A tile (BLK_X,BLK_K) is cut into vectors of VEC = 1 or 4 floats. Vector number e (0 ..
  * BLK_X*BLK_K/VEC - 1) is moved by thread e % NTHR as its value e / NTHR: the thread layout is

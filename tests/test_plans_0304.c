@@ -1,0 +1,295 @@
+/* test_plans_0304.c - CPU proofs for lessons 03 (tiled) and 04 (copy), Criterion.
+ *
+ * Both lessons keep their tile constants and partition functions in a plan.h that the kernel
+ * includes too, so these tests check the partitions the kernels really use:
+ *   lesson 03: the layouts built with common/layout.h (lay_local_partition of the smem tiles by
+ *     the copy thread layouts tA/tB for both operand majornesses, and of the C tile by tC);
+ *     the identity-tensor predicates give each element's true coordinate, also for a CTA on
+ *     the ragged edge of a problem whose sizes are not tile multiples;
+ *   lesson 04: for every tile configuration (the six variants) and every copy mode, every
+ *     element of sA / sB is written exactly once per k_tile, the 4-byte transposing copy is
+ *     bank-conflict free, 16-byte vectors are 16-byte aligned in smem, and every element of
+ *     the C tile is owned by exactly one thread.
+ *
+ * Build: gcc -std=c11 -Wall -Wextra -O2 -Icommon tests/test_plans_0304.c -lcriterion
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lessons/03_tiled/plan.h"
+#include "../lessons/04_copy/plan.h"
+
+/* ======================================================================================
+ * Lesson 03
+ * ====================================================================================== */
+
+/* Every element of the (blk_x, BLK_K) smem tile is written by exactly one (thread, value)
+ * of the copy partition, for a K-major and an x-major operand. */
+static void check03_copy(int blk_x, int kmajor) {
+    lay_layout sl = p3_smem_layout(blk_x);
+    const int cos = (int)lay_cosize(sl);
+    int *hits = calloc((size_t)cos, sizeof(int));
+    cr_assert(hits);
+    lay_tensor s = lay_make_tensor(NULL, sl);
+    for (int t = 0; t < P3_NTHR; ++t) {
+        lay_tensor tXsX;
+        cr_assert_eq(lay_local_partition(&tXsX, s, p3_copy_thr_layout(kmajor), t, LAY_PROJ_ALL),
+                     LAY_OK);
+        cr_assert_eq(lay_size(tXsX.layout), (blk_x / 32) * (P3_BLK_K / 8));
+        for (int i = 0; i < blk_x / 32; ++i)
+            for (int j = 0; j < P3_BLK_K / 8; ++j) {
+                lay_off o = tXsX.off + lay_crd2idx2(tXsX.layout, i, j);
+                cr_assert(o >= 0 && o < cos);
+                hits[o]++;
+            }
+    }
+    /* the offsets that belong to logical elements must be hit once; padding never */
+    for (int x = 0; x < blk_x; ++x)
+        for (int k = 0; k < P3_BLK_K; ++k) {
+            lay_off o = lay_crd2idx2(sl, x, k);
+            cr_assert_eq(hits[o], 1, "kmajor=%d element (%d,%d) written %d times", kmajor, x, k,
+                         hits[o]);
+            hits[o] = 0;
+        }
+    for (int o = 0; o < cos; ++o) cr_assert_eq(hits[o], 0, "padding offset %d written", o);
+    free(hits);
+}
+
+Test(plans03, copy_partitions_cover_smem_once) {
+    check03_copy(P3_BLK_M, 1);
+    check03_copy(P3_BLK_M, 0);
+    check03_copy(P3_BLK_N, 1);
+    check03_copy(P3_BLK_N, 0);
+}
+
+/* The K-major copy is bank-conflict free into the padded layout: each warp's 32 stores of
+ * one value index land in 32 different banks. */
+Test(plans03, kmajor_copy_store_is_conflict_free) {
+    lay_tensor s = lay_make_tensor(NULL, p3_smem_layout(P3_BLK_M));
+    for (int w = 0; w < P3_NTHR / 32; ++w)
+        for (int i = 0; i < P3_BLK_M / 32; ++i) {
+            int used[32] = {0};
+            for (int l = 0; l < 32; ++l) {
+                lay_tensor p;
+                cr_assert_eq(lay_local_partition(&p, s, p3_copy_thr_layout(1), 32 * w + l,
+                                                 LAY_PROJ_ALL),
+                             LAY_OK);
+                int bank = (int)((p.off + lay_crd2idx2(p.layout, i, 0)) % 32);
+                cr_assert_eq(used[bank], 0, "warp %d value %d: bank %d twice", w, i, bank);
+                used[bank] = 1;
+            }
+        }
+}
+
+/* tCgC: every element of the (BLK_M,BLK_N) C tile belongs to exactly one thread, and the
+ * compute projections tCsA / tCsB give the rows / columns that thread needs. */
+Test(plans03, c_tile_owned_once_and_projections_agree) {
+    /* identity-like layout of the C tile: offset = m + BLK_M*n (unique per element) */
+    lay_tensor c = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_N, 1, P3_BLK_M));
+    lay_tensor sA = lay_make_tensor(NULL, p3_smem_layout(P3_BLK_M));
+    lay_tensor sB = lay_make_tensor(NULL, p3_smem_layout(P3_BLK_N));
+    static int hits[P3_BLK_M * P3_BLK_N];
+    memset(hits, 0, sizeof hits);
+    for (int t = 0; t < P3_NTHR; ++t) {
+        lay_tensor tCgC, tCsA, tCsB;
+        cr_assert_eq(lay_local_partition(&tCgC, c, p3_compute_thr_layout(), t, LAY_PROJ_ALL),
+                     LAY_OK);
+        cr_assert_eq(lay_local_partition(&tCsA, sA, p3_compute_thr_layout(), t, 0x1u), LAY_OK);
+        cr_assert_eq(lay_local_partition(&tCsB, sB, p3_compute_thr_layout(), t, 0x2u), LAY_OK);
+        cr_assert_eq(lay_size(tCgC.layout), P3_THR_M * P3_THR_N);
+        for (int i = 0; i < P3_THR_M; ++i)
+            for (int j = 0; j < P3_THR_N; ++j) {
+                lay_off o = tCgC.off + lay_crd2idx2(tCgC.layout, i, j);
+                int m = (int)(o % P3_BLK_M), n = (int)(o / P3_BLK_M);
+                hits[o]++;
+                /* the A row used for register i is m, the B row used for j is n, at every k */
+                for (int k = 0; k < P3_BLK_K; ++k) {
+                    cr_assert_eq(tCsA.off + lay_crd2idx2(tCsA.layout, i, k),
+                                 lay_crd2idx2(sA.layout, m, k));
+                    cr_assert_eq(tCsB.off + lay_crd2idx2(tCsB.layout, j, k),
+                                 lay_crd2idx2(sB.layout, n, k));
+                }
+            }
+    }
+    for (int e = 0; e < P3_BLK_M * P3_BLK_N; ++e)
+        cr_assert_eq(hits[e], 1, "C element (%d,%d) owned %d times", e % P3_BLK_M,
+                     e / P3_BLK_M, hits[e]);
+}
+
+/* The identity tensors of the kernel, tiled and partitioned like the data, give the true
+ * global coordinate of each element, also for the last (ragged) CTA of M=129, K=33. */
+Test(plans03, identity_tensors_give_coordinates_on_ragged_edges) {
+    const int M = 129, K = 33; /* the M=129, N=257, K=33 case (N as M) */
+    const lay_tiler tiler = lay_tiler3(P3_BLK_M, P3_BLK_N, P3_BLK_K);
+    for (int kmajor = 0; kmajor <= 1; ++kmajor)
+        for (int bx = 0; bx < (M + P3_BLK_M - 1) / P3_BLK_M; ++bx) {
+            const int coord[3] = {bx, 1, LAY_FREE};
+            lay_tensor cm = lay_make_tensor(NULL, lay_l2(M, K, 1, 0));
+            lay_tensor ck = lay_make_tensor(NULL, lay_l2(M, K, 0, 1));
+            lay_tensor gA = lay_make_tensor(NULL, lay_l2(M, K, kmajor ? K + 3 : 1,
+                                                         kmajor ? 1 : M + 3));
+            lay_tensor gcm, gck, ggA, tm, tk, tg;
+            cr_assert_eq(lay_local_tile(&gcm, cm, tiler, coord, 0x5u), LAY_OK);
+            cr_assert_eq(lay_local_tile(&gck, ck, tiler, coord, 0x5u), LAY_OK);
+            cr_assert_eq(lay_local_tile(&ggA, gA, tiler, coord, 0x5u), LAY_OK);
+            for (int t = 0; t < P3_NTHR; ++t) {
+                lay_layout tA = p3_copy_thr_layout(kmajor);
+                cr_assert_eq(lay_local_partition(&tm, gcm, tA, t, LAY_PROJ_ALL), LAY_OK);
+                cr_assert_eq(lay_local_partition(&tk, gck, tA, t, LAY_PROJ_ALL), LAY_OK);
+                cr_assert_eq(lay_local_partition(&tg, ggA, tA, t, LAY_PROJ_ALL), LAY_OK);
+                for (int kt = 0; kt < (K + P3_BLK_K - 1) / P3_BLK_K; ++kt)
+                    for (int i = 0; i < P3_BLK_M / 32; ++i) {
+                        lay_off m = tm.off + lay_crd2idx3(tm.layout, i, 0, kt);
+                        lay_off k = tk.off + lay_crd2idx3(tk.layout, i, 0, kt);
+                        /* expected from the thread layout by hand */
+                        int xt = kmajor ? t / 8 : t % 32, kt0 = kmajor ? t % 8 : t / 32;
+                        cr_assert_eq(m, bx * P3_BLK_M + xt + 32 * i);
+                        cr_assert_eq(k, kt * P3_BLK_K + kt0);
+                        /* and the data offset is that element's address when in range */
+                        if (m < M && k < K) {
+                            lay_off g = tg.off + lay_crd2idx3(tg.layout, i, 0, kt);
+                            cr_assert_eq(g, kmajor ? m * (K + 3) + k : m + k * (M + 3));
+                        }
+                    }
+            }
+        }
+}
+
+/* ======================================================================================
+ * Lesson 04
+ * ====================================================================================== */
+
+typedef struct {
+    const char *name;
+    int blk_m, blk_n, blk_k, warp_m, warp_n, thr_m, thr_n, stages;
+} cfg04;
+
+#define CFG04(tag, nm)                                                                         \
+    {nm,                 CFG_##tag##_BLK_M,  CFG_##tag##_BLK_N, CFG_##tag##_BLK_K,             \
+     CFG_##tag##_WARP_M, CFG_##tag##_WARP_N, CFG_##tag##_THR_M, CFG_##tag##_THR_N,             \
+     CFG_##tag##_STAGES}
+static const cfg04 cfgs04[] = {
+    CFG04(FAST, "fast"),         CFG04(K16, "fast_128x128x16"), CFG04(N256, "fast_128x256x8"),
+    CFG04(S4, "fast_128x128x8_s4"), CFG04(CP2, "cp_async_2stage"), CFG04(VEC, "tiled_vec"),
+};
+#define NCFG04 ((int)(sizeof cfgs04 / sizeof cfgs04[0]))
+
+static int nthr04(const cfg04 *c) {
+    return (c->blk_m / c->warp_m) * (c->blk_n / c->warp_n) * 32;
+}
+
+/* Every element of a (blk_x, blk_k) tile written exactly once by the copy in `mode`; vectors
+ * of 4 along x start 16-byte aligned in smem; the 4-byte K-major copy is conflict-free. */
+static void check04_copy(const cfg04 *c, int blk_x, int mode) {
+    const int nthr = nthr04(c), blk_k = c->blk_k, pitch = blk_x + P4_PAD;
+    const int vec = p4_copy_vec(mode), along_k = p4_copy_along_k(mode);
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+    cr_assert_eq(nv * nthr * vec, blk_x * blk_k, "%s mode %d: count", c->name, mode);
+    int *hits = calloc((size_t)(blk_k * pitch), sizeof(int));
+    cr_assert(hits);
+    for (int t = 0; t < nthr; ++t)
+        for (int v = 0; v < nv; ++v) {
+            int x, k;
+            p4_copy_coord(mode, blk_x, blk_k, nthr, t, v, &x, &k);
+            cr_assert(x >= 0 && k >= 0 && x < blk_x && k < blk_k, "%s mode %d: (%d,%d) outside",
+                      c->name, mode, x, k);
+            if (vec == 4 && !along_k) cr_assert_eq(p4_smem_offset(blk_x, x, k) % 4, 0);
+            if (vec == 4) cr_assert_eq((along_k ? k : x) % 4, 0);
+            for (int j = 0; j < vec; ++j)
+                hits[p4_smem_offset(blk_x, along_k ? x : x + j, along_k ? k + j : k)]++;
+        }
+    for (int k = 0; k < blk_k; ++k)
+        for (int x = 0; x < pitch; ++x)
+            cr_assert_eq(hits[p4_smem_offset(blk_x, x, k)], x < blk_x ? 1 : 0,
+                         "%s %s mode %d: element (%d,%d) written %d times", c->name,
+                         blk_x == c->blk_m ? "sA" : "sB", mode, x, k,
+                         hits[p4_smem_offset(blk_x, x, k)]);
+    free(hits);
+    if (mode == P4_COPY_K4) /* one LDGSTS.32 per warp: 32 distinct banks */
+        for (int w = 0; w < nthr / 32; ++w)
+            for (int v = 0; v < nv; ++v) {
+                int used[32] = {0};
+                for (int l = 0; l < 32; ++l) {
+                    int x, k;
+                    p4_copy_coord(mode, blk_x, blk_k, nthr, 32 * w + l, v, &x, &k);
+                    int b = p4_smem_offset(blk_x, x, k) % 32;
+                    cr_assert_eq(used[b], 0, "%s K4 warp %d value %d: bank %d twice", c->name,
+                                 w, v, b);
+                    used[b] = 1;
+                }
+            }
+}
+
+Test(plans04, copy_partitions_cover_smem_once) {
+    for (int i = 0; i < NCFG04; ++i)
+        for (int mode = 0; mode < P4_NCOPY; ++mode) {
+            check04_copy(&cfgs04[i], cfgs04[i].blk_m, mode);
+            check04_copy(&cfgs04[i], cfgs04[i].blk_n, mode);
+        }
+}
+
+/* Every C element of the CTA tile owned by exactly one (thread, i, j); each thread's rows come
+ * in runs of 4 starting at multiples of 4 (float4 reads of sA/sB and float4 stores of C). */
+Test(plans04, c_tile_owned_once) {
+    for (int ci = 0; ci < NCFG04; ++ci) {
+        const cfg04 *c = &cfgs04[ci];
+        const int nthr = nthr04(c);
+        cr_assert_eq((c->warp_m / c->thr_m) * (c->warp_n / c->thr_n), 32, "%s lanes", c->name);
+        int *hits = calloc((size_t)(c->blk_m * c->blk_n), sizeof(int));
+        cr_assert(hits);
+        for (int t = 0; t < nthr; ++t)
+            for (int i = 0; i < c->thr_m; ++i)
+                for (int j = 0; j < c->thr_n; ++j) {
+                    int m, n;
+                    p4_thr_c_coord(c->blk_n, c->warp_m, c->warp_n, c->thr_m, c->thr_n, t, i, j,
+                                   &m, &n);
+                    cr_assert(m >= 0 && m < c->blk_m && n >= 0 && n < c->blk_n);
+                    if (i % 4 == 0) cr_assert_eq(m % 4, 0);
+                    if (j % 4 == 0) cr_assert_eq(n % 4, 0);
+                    hits[m * c->blk_n + n]++;
+                }
+        for (int e = 0; e < c->blk_m * c->blk_n; ++e)
+            cr_assert_eq(hits[e], 1, "%s: C (%d,%d) owned %d times", c->name, e / c->blk_n,
+                         e % c->blk_n, hits[e]);
+        free(hits);
+    }
+}
+
+/* The compute reads: for one chunk, the 32 lanes' float4 reads of sB touch at most 8
+ * distinct 16-byte chunks that are contiguous (one 128-byte wavefront), and of sA at most 8. */
+Test(plans04, compute_reads_are_one_wavefront) {
+    for (int ci = 0; ci < NCFG04; ++ci) {
+        const cfg04 *c = &cfgs04[ci];
+        for (int w = 0; w < nthr04(c) / 32; ++w)
+            for (int chunk = 0; chunk < c->thr_n / 4; ++chunk) {
+                int lo = 1 << 30, hi = -1;
+                for (int l = 0; l < 32; ++l) {
+                    int m, n;
+                    p4_thr_c_coord(c->blk_n, c->warp_m, c->warp_n, c->thr_m, c->thr_n,
+                                   32 * w + l, 0, 4 * chunk, &m, &n);
+                    lo = n < lo ? n : lo;
+                    hi = n > hi ? n : hi;
+                }
+                cr_assert_leq(hi + 4 - lo, 32, "%s: sB read spans %d floats", c->name,
+                              hi + 4 - lo);
+            }
+    }
+}
+
+/* The grouped rasterization (p4_tile_coord, used by kernel.cuh) is a bijection from CTA ids onto tiles. */
+Test(plans04, grouped_raster_is_a_bijection) {
+    const int shapes[][2] = {{1, 1}, {3, 40}, {32, 32}, {33, 7}, {9, 1}, {17, 5}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+        const int tiles_m = shapes[s][0], tiles_n = shapes[s][1];
+        int *hits = calloc((size_t)(tiles_m * tiles_n), sizeof(int));
+        for (int id = 0; id < tiles_m * tiles_n; ++id) {
+            int tm, tn;
+            p4_tile_coord(id, tiles_m, tiles_n, &tm, &tn);
+            cr_assert(tm >= 0 && tm < tiles_m && tn >= 0 && tn < tiles_n);
+            hits[tm * tiles_n + tn]++;
+        }
+        for (int e = 0; e < tiles_m * tiles_n; ++e) cr_assert_eq(hits[e], 1);
+        free(hits);
+    }
+}
