@@ -117,42 +117,47 @@ Test(plans03, c_tile_owned_once_and_projections_agree) {
                      e / P3_BLK_M, hits[e]);
 }
 
-/* The identity tensors of the kernel, tiled and partitioned like the data, give the true
- * global coordinate of each element, also for the last (ragged) CTA of M=129, K=33. */
+/* The tile identity tensors of the kernel, partitioned like the data, give each element's
+ * in-tile coordinate; with the residues of a ragged CTA (M=129, K=33 with lda = K+3 or
+ * M+3) the predicate (m < m_rem && k < k_rem) selects exactly the elements inside A, and for
+ * those the data partition's offset is the element's address. */
 Test(plans03, identity_tensors_give_coordinates_on_ragged_edges) {
-    const int M = 129, K = 33; /* the M=129, N=257, K=33 case (N as M) */
+    const int M = 129, K = 33; /* the M=129, N=257, K=33 case */
     const lay_tiler tiler = lay_tiler3(P3_BLK_M, P3_BLK_N, P3_BLK_K);
+    const lay_tensor cm = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_K, 1, 0));
+    const lay_tensor ck = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_K, 0, 1));
     for (int kmajor = 0; kmajor <= 1; ++kmajor)
         for (int bx = 0; bx < (M + P3_BLK_M - 1) / P3_BLK_M; ++bx) {
             const int coord[3] = {bx, 1, LAY_FREE};
-            lay_tensor cm = lay_make_tensor(NULL, lay_l2(M, K, 1, 0));
-            lay_tensor ck = lay_make_tensor(NULL, lay_l2(M, K, 0, 1));
-            lay_tensor gA = lay_make_tensor(NULL, lay_l2(M, K, kmajor ? K + 3 : 1,
-                                                         kmajor ? 1 : M + 3));
-            lay_tensor gcm, gck, ggA, tm, tk, tg;
-            cr_assert_eq(lay_local_tile(&gcm, cm, tiler, coord, 0x5u), LAY_OK);
-            cr_assert_eq(lay_local_tile(&gck, ck, tiler, coord, 0x5u), LAY_OK);
-            cr_assert_eq(lay_local_tile(&ggA, gA, tiler, coord, 0x5u), LAY_OK);
+            const int lda = kmajor ? K + 3 : M + 3;
+            lay_tensor mA = lay_make_tensor(NULL, lay_l2(M, K, kmajor ? lda : 1, kmajor ? 1 : lda));
+            lay_tensor gA, tm, tk, tg;
+            cr_assert_eq(lay_local_tile(&gA, mA, tiler, coord, 0x5u), LAY_OK);
+            const int m_rem = M - bx * P3_BLK_M;
+            long long inside = 0;
             for (int t = 0; t < P3_NTHR; ++t) {
                 lay_layout tA = p3_copy_thr_layout(kmajor);
-                cr_assert_eq(lay_local_partition(&tm, gcm, tA, t, LAY_PROJ_ALL), LAY_OK);
-                cr_assert_eq(lay_local_partition(&tk, gck, tA, t, LAY_PROJ_ALL), LAY_OK);
-                cr_assert_eq(lay_local_partition(&tg, ggA, tA, t, LAY_PROJ_ALL), LAY_OK);
+                cr_assert_eq(lay_local_partition(&tm, cm, tA, t, LAY_PROJ_ALL), LAY_OK);
+                cr_assert_eq(lay_local_partition(&tk, ck, tA, t, LAY_PROJ_ALL), LAY_OK);
+                cr_assert_eq(lay_local_partition(&tg, gA, tA, t, LAY_PROJ_ALL), LAY_OK);
                 for (int kt = 0; kt < (K + P3_BLK_K - 1) / P3_BLK_K; ++kt)
                     for (int i = 0; i < P3_BLK_M / 32; ++i) {
-                        lay_off m = tm.off + lay_crd2idx3(tm.layout, i, 0, kt);
-                        lay_off k = tk.off + lay_crd2idx3(tk.layout, i, 0, kt);
-                        /* expected from the thread layout by hand */
+                        const int k_rem = K - kt * P3_BLK_K;
+                        lay_off m = tm.off + lay_crd2idx2(tm.layout, i, 0);
+                        lay_off k = tk.off + lay_crd2idx2(tk.layout, i, 0);
                         int xt = kmajor ? t / 8 : t % 32, kt0 = kmajor ? t % 8 : t / 32;
-                        cr_assert_eq(m, bx * P3_BLK_M + xt + 32 * i);
-                        cr_assert_eq(k, kt * P3_BLK_K + kt0);
-                        /* and the data offset is that element's address when in range */
-                        if (m < M && k < K) {
+                        cr_assert_eq(m, xt + 32 * i);
+                        cr_assert_eq(k, kt0);
+                        if (m < m_rem && k < k_rem) {
+                            lay_off gm = bx * P3_BLK_M + m, gk = kt * P3_BLK_K + k;
                             lay_off g = tg.off + lay_crd2idx3(tg.layout, i, 0, kt);
-                            cr_assert_eq(g, kmajor ? m * (K + 3) + k : m + k * (M + 3));
+                            cr_assert_eq(g, kmajor ? gm * lda + gk : gm + gk * lda);
+                            inside++;
                         }
                     }
             }
+            /* every element of A inside this CTA's rows was selected exactly once */
+            cr_assert_eq(inside, (long long)(m_rem < P3_BLK_M ? m_rem : P3_BLK_M) * K);
         }
 }
 

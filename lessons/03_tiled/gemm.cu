@@ -28,10 +28,9 @@
 #include "layout.h"
 #include "plan.h"
 
-/* The element of tensor t at (i,j) / (i,j,k) as an offset only: used with identity tensors,
+/* The element of tensor t at (i,j) as an offset only: used with identity tensors,
  * whose "offset" is a coordinate (see below) and whose pointer is never dereferenced. */
 #define P3_OFF2(t, i, j) ((t).off + lay_crd2idx2((t).layout, (i), (j)))
-#define P3_OFF3(t, i, j, k) ((t).off + lay_crd2idx3((t).layout, (i), (j), (k)))
 
 /* Every layout operation returns a status; with the constant tiles of this kernel they cannot
  * fail, but a failure must never turn into a wrong index: stop the CTA (C stays unwritten and
@@ -55,16 +54,18 @@ __global__ void __launch_bounds__(P3_NTHR)
                                                       b_kmajor ? 1 : ldb)); /* (N,K) */
     lay_tensor mC = lay_make_tensor((void *)C, lay_l2(M, N, ldc, 1));       /* (M,N) */
 
-    /* Identity tensors: the same shapes with strides that turn an index into one of its
-     * coordinates. (M,K):(1,0) maps (m,k) -> m and (M,K):(0,1) maps (m,k) -> k. Tiled and
-     * partitioned exactly like mA, element (i,j,k_tile) of tAcA_m is the global m of element
-     * (i,j,k_tile) of tAgA: the predicate "is this element inside A?" for free. */
-    lay_tensor cA_m = lay_make_tensor(NULL, lay_l2(M, K, 1, 0)); /* (M,K) -> m */
-    lay_tensor cA_k = lay_make_tensor(NULL, lay_l2(M, K, 0, 1)); /* (M,K) -> k */
-    lay_tensor cB_n = lay_make_tensor(NULL, lay_l2(N, K, 1, 0)); /* (N,K) -> n */
-    lay_tensor cB_k = lay_make_tensor(NULL, lay_l2(N, K, 0, 1)); /* (N,K) -> k */
-    lay_tensor cC_m = lay_make_tensor(NULL, lay_l2(M, N, 1, 0)); /* (M,N) -> m */
-    lay_tensor cC_n = lay_make_tensor(NULL, lay_l2(M, N, 0, 1)); /* (M,N) -> n */
+    /* Identity tensors of one tile: the tile's shapes with strides that turn an index into
+     * one of its coordinates, (BLK_M,BLK_K):(1,0) maps (m,k) -> m and (BLK_M,BLK_K):(0,1) maps
+     * (m,k) -> k. Partitioned exactly like sA (or gC), element i of the partition is the
+     * in-tile coordinate of element i of the data partition; compared with the residues
+     * M - m0 and K - k0 it is the predicate "is this element inside A?" (CuTe builds the same
+     * thing with make_identity_tensor; ours has constant shapes, so it folds at compile time). */
+    const lay_tensor cA_m = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_K, 1, 0)); /* ->m */
+    const lay_tensor cA_k = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_K, 0, 1)); /* ->k */
+    const lay_tensor cB_n = lay_make_tensor(NULL, lay_l2(P3_BLK_N, P3_BLK_K, 1, 0)); /* ->n */
+    const lay_tensor cB_k = lay_make_tensor(NULL, lay_l2(P3_BLK_N, P3_BLK_K, 0, 1)); /* ->k */
+    const lay_tensor cC_m = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_N, 1, 0)); /* ->m */
+    const lay_tensor cC_n = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_N, 0, 1)); /* ->n */
 
     /* ---- CTA tiles ------------------------------------------------------------------------
      * The tiler (BLK_M,BLK_N,BLK_K) cuts the (M,N,K) iteration space; this CTA is tile
@@ -73,16 +74,12 @@ __global__ void __launch_bounds__(P3_NTHR)
      * B has N and K (0b110, Step<X,_1,_1>), C has M and N (0b011, Step<_1,_1,X>). */
     const lay_tiler cta_tiler = lay_tiler3(P3_BLK_M, P3_BLK_N, P3_BLK_K);
     const int cta_coord[3] = {(int)blockIdx.x, (int)blockIdx.y, LAY_FREE}; /* (m,n,_) */
-    lay_tensor gA, gB, gC, gcA_m, gcA_k, gcB_n, gcB_k, gcC_m, gcC_n;
-    P3_TRY(lay_local_tile(&gA, mA, cta_tiler, cta_coord, 0x5u));       /* (BLK_M,BLK_K,k) */
-    P3_TRY(lay_local_tile(&gB, mB, cta_tiler, cta_coord, 0x6u));       /* (BLK_N,BLK_K,k) */
-    P3_TRY(lay_local_tile(&gC, mC, cta_tiler, cta_coord, 0x3u));       /* (BLK_M,BLK_N) */
-    P3_TRY(lay_local_tile(&gcA_m, cA_m, cta_tiler, cta_coord, 0x5u));  /* (BLK_M,BLK_K,k) */
-    P3_TRY(lay_local_tile(&gcA_k, cA_k, cta_tiler, cta_coord, 0x5u));  /* (BLK_M,BLK_K,k) */
-    P3_TRY(lay_local_tile(&gcB_n, cB_n, cta_tiler, cta_coord, 0x6u));  /* (BLK_N,BLK_K,k) */
-    P3_TRY(lay_local_tile(&gcB_k, cB_k, cta_tiler, cta_coord, 0x6u));  /* (BLK_N,BLK_K,k) */
-    P3_TRY(lay_local_tile(&gcC_m, cC_m, cta_tiler, cta_coord, 0x3u));  /* (BLK_M,BLK_N) */
-    P3_TRY(lay_local_tile(&gcC_n, cC_n, cta_tiler, cta_coord, 0x3u));  /* (BLK_M,BLK_N) */
+    lay_tensor gA, gB, gC;
+    P3_TRY(lay_local_tile(&gA, mA, cta_tiler, cta_coord, 0x5u)); /* (BLK_M,BLK_K,k) */
+    P3_TRY(lay_local_tile(&gB, mB, cta_tiler, cta_coord, 0x6u)); /* (BLK_N,BLK_K,k) */
+    P3_TRY(lay_local_tile(&gC, mC, cta_tiler, cta_coord, 0x3u)); /* (BLK_M,BLK_N) */
+    /* residues: how much of the tile exists (may exceed the tile) */
+    const int m_rem = M - (int)blockIdx.x * P3_BLK_M, n_rem = N - (int)blockIdx.y * P3_BLK_N;
 
     /* ---- shared memory tiles (layouts in plan.h: x contiguous, padded columns) ------------ */
     __shared__ float smemA[P3_SMEM_A_FLOATS];
@@ -100,12 +97,12 @@ __global__ void __launch_bounds__(P3_NTHR)
     lay_tensor tAgA, tAsA, tAcA_m, tAcA_k, tBgB, tBsB, tBcB_n, tBcB_k;
     P3_TRY(lay_local_partition(&tAgA, gA, tA, tid, LAY_PROJ_ALL));       /* (THR_M,THR_K,k) */
     P3_TRY(lay_local_partition(&tAsA, sA, tA, tid, LAY_PROJ_ALL));       /* (THR_M,THR_K) */
-    P3_TRY(lay_local_partition(&tAcA_m, gcA_m, tA, tid, LAY_PROJ_ALL));  /* (THR_M,THR_K,k) */
-    P3_TRY(lay_local_partition(&tAcA_k, gcA_k, tA, tid, LAY_PROJ_ALL));  /* (THR_M,THR_K,k) */
+    P3_TRY(lay_local_partition(&tAcA_m, cA_m, tA, tid, LAY_PROJ_ALL));   /* (THR_M,THR_K) */
+    P3_TRY(lay_local_partition(&tAcA_k, cA_k, tA, tid, LAY_PROJ_ALL));   /* (THR_M,THR_K) */
     P3_TRY(lay_local_partition(&tBgB, gB, tB, tid, LAY_PROJ_ALL));       /* (THR_N,THR_K,k) */
     P3_TRY(lay_local_partition(&tBsB, sB, tB, tid, LAY_PROJ_ALL));       /* (THR_N,THR_K) */
-    P3_TRY(lay_local_partition(&tBcB_n, gcB_n, tB, tid, LAY_PROJ_ALL));  /* (THR_N,THR_K,k) */
-    P3_TRY(lay_local_partition(&tBcB_k, gcB_k, tB, tid, LAY_PROJ_ALL));  /* (THR_N,THR_K,k) */
+    P3_TRY(lay_local_partition(&tBcB_n, cB_n, tB, tid, LAY_PROJ_ALL));   /* (THR_N,THR_K) */
+    P3_TRY(lay_local_partition(&tBcB_k, cB_k, tB, tid, LAY_PROJ_ALL));   /* (THR_N,THR_K) */
     const int copy_m = P3_BLK_M / 32, copy_n = P3_BLK_N / 32, copy_k = P3_BLK_K / 8;
 
     /* ---- compute partitions: projections of tC --------------------------------------------
@@ -118,8 +115,8 @@ __global__ void __launch_bounds__(P3_NTHR)
     P3_TRY(lay_local_partition(&tCsA, sA, tC, tid, 0x1u));              /* (THR_M,BLK_K) */
     P3_TRY(lay_local_partition(&tCsB, sB, tC, tid, 0x2u));              /* (THR_N,BLK_K) */
     P3_TRY(lay_local_partition(&tCgC, gC, tC, tid, LAY_PROJ_ALL));      /* (THR_M,THR_N) */
-    P3_TRY(lay_local_partition(&tCcC_m, gcC_m, tC, tid, LAY_PROJ_ALL)); /* (THR_M,THR_N) */
-    P3_TRY(lay_local_partition(&tCcC_n, gcC_n, tC, tid, LAY_PROJ_ALL)); /* (THR_M,THR_N) */
+    P3_TRY(lay_local_partition(&tCcC_m, cC_m, tC, tid, LAY_PROJ_ALL));  /* (THR_M,THR_N) */
+    P3_TRY(lay_local_partition(&tCcC_n, cC_n, tC, tid, LAY_PROJ_ALL));  /* (THR_M,THR_N) */
 
     /* ---- register accumulators ------------------------------------------------------------ */
     float tCrC[P3_THR_M][P3_THR_N]; /* (THR_M,THR_N) */
@@ -131,13 +128,13 @@ __global__ void __launch_bounds__(P3_NTHR)
     /* ---- main loop over k_tiles ----------------------------------------------------------- */
     const int k_tile_max = (K + P3_BLK_K - 1) / P3_BLK_K;
     for (int k_tile = 0; k_tile < k_tile_max; ++k_tile) {
+        const int k_rem = K - k_tile * P3_BLK_K;
         /* copy(tAgA(_,_,k_tile), tAsA) with predicates: elements outside A become 0 */
 #pragma unroll
         for (int i = 0; i < copy_m; ++i)
 #pragma unroll
             for (int j = 0; j < copy_k; ++j) {
-                const int in = P3_OFF3(tAcA_m, i, j, k_tile) < M &&
-                               P3_OFF3(tAcA_k, i, j, k_tile) < K;
+                const int in = P3_OFF2(tAcA_m, i, j) < m_rem && P3_OFF2(tAcA_k, i, j) < k_rem;
                 LAY_AT2(tAsA, float, i, j) = in ? LAY_AT3(tAgA, const float, i, j, k_tile) : 0.0f;
             }
         /* copy(tBgB(_,_,k_tile), tBsB) */
@@ -145,8 +142,7 @@ __global__ void __launch_bounds__(P3_NTHR)
         for (int i = 0; i < copy_n; ++i)
 #pragma unroll
             for (int j = 0; j < copy_k; ++j) {
-                const int in = P3_OFF3(tBcB_n, i, j, k_tile) < N &&
-                               P3_OFF3(tBcB_k, i, j, k_tile) < K;
+                const int in = P3_OFF2(tBcB_n, i, j) < n_rem && P3_OFF2(tBcB_k, i, j) < k_rem;
                 LAY_AT2(tBsB, float, i, j) = in ? LAY_AT3(tBgB, const float, i, j, k_tile) : 0.0f;
             }
         /* Barrier 1: sA and sB are written by all 256 threads but read by others below; no
@@ -178,7 +174,7 @@ __global__ void __launch_bounds__(P3_NTHR)
     for (int i = 0; i < P3_THR_M; ++i)
 #pragma unroll
         for (int j = 0; j < P3_THR_N; ++j)
-            if (P3_OFF2(tCcC_m, i, j) < M && P3_OFF2(tCcC_n, i, j) < N) {
+            if (P3_OFF2(tCcC_m, i, j) < m_rem && P3_OFF2(tCcC_n, i, j) < n_rem) {
                 float *c = &LAY_AT2(tCgC, float, i, j);
                 *c = (beta != 0.0f) ? fmaf(alpha, tCrC[i][j], beta * *c) : alpha * tCrC[i][j];
             }

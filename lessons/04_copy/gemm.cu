@@ -211,7 +211,13 @@ static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
     return vec ? P4_COPY_X16 : P4_COPY_X4;
 }
 
-/* ---- the kernels: one per tile configuration (kernel.cuh) -------------------------------- */
+/* ---- the kernels: one per tile configuration (kernel.cuh) --------------------------------
+ * P4_MINB_8X8: CTAs per SM promised by the pipelined 8x8-per-thread kernels. 2 caps them at
+ * 128 registers, and the copy plans then spill (ptxas); 1 lets them take what they need.
+ * Tune on the GPU: build with -DP4_MINB_8X8=2 to compare. */
+#ifndef P4_MINB_8X8
+#define P4_MINB_8X8 1
+#endif
 #define K_NAME gemm04_fast
 #define K_BLK_M CFG_FAST_BLK_M
 #define K_BLK_N CFG_FAST_BLK_N
@@ -221,7 +227,7 @@ static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
 #define K_THR_M CFG_FAST_THR_M
 #define K_THR_N CFG_FAST_THR_N
 #define K_STAGES CFG_FAST_STAGES
-#define K_MINB 2
+#define K_MINB P4_MINB_8X8
 #include "kernel.cuh"
 
 #define K_NAME gemm04_fast_k16
@@ -257,7 +263,7 @@ static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
 #define K_THR_M CFG_S4_THR_M
 #define K_THR_N CFG_S4_THR_N
 #define K_STAGES CFG_S4_STAGES
-#define K_MINB 2
+#define K_MINB P4_MINB_8X8
 #include "kernel.cuh"
 
 #define K_NAME gemm04_cp2
@@ -269,7 +275,7 @@ static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
 #define K_THR_M CFG_CP2_THR_M
 #define K_THR_N CFG_CP2_THR_N
 #define K_STAGES CFG_CP2_STAGES
-#define K_MINB 2
+#define K_MINB P4_MINB_8X8
 #include "kernel.cuh"
 
 #define K_NAME gemm04_vec
