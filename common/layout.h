@@ -61,7 +61,9 @@
 #ifdef __CUDACC__
 #define LAY_HD __host__ __device__
 #define LAY_UNROLL _Pragma("unroll")
+#define LAY_NOINLINE_DEV __noinline__
 #else
+#define LAY_NOINLINE_DEV
 #define LAY_HD
 #define LAY_UNROLL
 #endif
@@ -93,6 +95,12 @@
 
 /* A coordinate entry meaning "keep this mode" (CuTe's `_`) in lay_slice/lay_local_tile. */
 #define LAY_FREE (-1)
+/* LAY_CRD(x): x as a tile/mode coordinate the compiler can see is never LAY_FREE (it masks the
+ * sign bit). Whether a coordinate is `_` decides the structure of lay_local_tile's result; on
+ * the GPU that must be known at compile time, so write e.g.
+ *     int cta_coord[3] = {LAY_CRD(blockIdx.x), LAY_CRD(blockIdx.y), LAY_FREE};
+ * With a plain (int)blockIdx.x nvcc cannot rule out -1 and keeps the layout in local memory. */
+#define LAY_CRD(x) ((int)((unsigned)(x) & 0x7fffffffu))
 /* Projection mask keeping every mode (CuTe: no Step<> argument). Bit i keeps mode i. */
 #define LAY_PROJ_ALL 0xFFFFFFFFu
 
@@ -271,7 +279,17 @@ LAY_HD static inline int lay__mode_span(const lay_layout *L, int i, int *t0, int
 }
 
 /* Top-level mode of each leaf (leaf_mode[j]) and the number of top-level modes. */
+/* Flat layout: an integral shape ("x") or one flat tuple ("(x...x)"); mode m is leaf m. */
+LAY_HD static inline int lay__is_flat(const lay_layout *L) {
+  return L->n >= 1 && (L->ntok == L->n + 2 || (L->n == 1 && L->ntok == 1));
+}
+
 LAY_HD static inline int lay__leaf_modes(const lay_layout *L, int *leaf_mode) {
+  if (lay__is_flat(L) && L->ntok > 1) {
+    LAY_UNROLL
+    for (int j = 0; j < LAY_MAX_LEAVES; ++j) leaf_mode[j] = j;
+    return L->n;
+  }
   if (L->n >= 1 && L->tok[0] == LAY_TOK_LEAF) {
     LAY_UNROLL
     for (int j = 0; j < LAY_MAX_LEAVES; ++j) leaf_mode[j] = 0;
@@ -327,14 +345,22 @@ LAY_HD static inline const char *lay_strerror(int rc) {
   }
 }
 
-/* lay_valid: 1 if L is a valid layout, 0 if it is the invalid layout an error left behind.
+/* lay_valid: 1 if L is a valid layout, 0 if it is the invalid layout an error left behind
+ * (n == 0) or came from a by-value constructor given an extent < 1.
  *   e.g. lay_valid(lay_l1(8, 2)) == 1, lay_valid(lay_l1(0, 1)) == 0 */
-LAY_HD static inline int lay_valid(lay_layout L) { return L.n >= 1 && L.n <= LAY_MAX_LEAVES; }
+LAY_HD static inline int lay_valid(lay_layout L) {
+  if (L.n < 1 || L.n > LAY_MAX_LEAVES) return 0;
+  int ok = 1;
+  LAY_UNROLL
+  for (int i = 0; i < LAY_MAX_LEAVES; ++i)
+    if (i < L.n && L.shape[i] < 1) ok = 0;
+  return ok;
+}
 
 /* lay_size: number of coordinates = product of the shape (0 for the invalid layout).
  *   e.g. size((4,8):(8,1)) == 32 */
 LAY_HD static inline int lay_size(lay_layout L) {
-  if (!lay_valid(L)) return 0;
+  if (!lay_valid(L)) return 0; /* also covers extents < 1 */
   long long p = 1;
   LAY_UNROLL
   for (int i = 0; i < LAY_MAX_LEAVES; ++i)
@@ -404,14 +430,14 @@ LAY_HD static inline LAY_MUST_CHECK int lay_make(lay_layout *out, int rank, cons
 }
 
 /* lay_l1 / lay_l2 / lay_l3: by-value constructors for device code: s0:d0, (s0,s1):(d0,d1),
- * (s0,s1,s2):(d0,d1,d2). An extent < 1 gives the invalid layout (check lay_valid, or let the
- * next status-returning operation report LAY_E_INVALID).
+ * (s0,s1,s2):(d0,d1,d2). An extent < 1 gives an invalid layout (lay_valid is 0, size 0, and
+ * the next status-returning operation reports LAY_E_INVALID). The structure (number of
+ * leaves, nesting) never depends on the run-time values, so the compiler can fold it.
  *   e.g. lay_l2(M, K, lda, 1) is the row-major (M,K) matrix with leading dimension lda */
 LAY_HD static inline lay_layout lay_l1(int s0, int d0) {
   lay_layout L;
   L.n = 0;
   L.ntok = 0;
-  if (s0 < 1) return L;
   L.n = 1;
   L.ntok = 1;
   L.shape[0] = s0;
@@ -423,7 +449,6 @@ LAY_HD static inline lay_layout lay_l2(int s0, int s1, int d0, int d1) {
   lay_layout L;
   L.n = 0;
   L.ntok = 0;
-  if (s0 < 1 || s1 < 1) return L;
   L.n = 2;
   L.ntok = 4;
   L.shape[0] = s0;
@@ -440,7 +465,6 @@ LAY_HD static inline lay_layout lay_l3(int s0, int s1, int s2, int d0, int d1, i
   lay_layout L;
   L.n = 0;
   L.ntok = 0;
-  if (s0 < 1 || s1 < 1 || s2 < 1) return L;
   L.n = 3;
   L.ntok = 5;
   L.shape[0] = s0;
@@ -519,11 +543,28 @@ LAY_HD static inline lay_off lay_crd2idx(lay_layout L, lay_off i) {
   return off;
 }
 
+LAY_HD LAY_NOINLINE_DEV static inline lay_off lay__crd2idx_nested(lay_layout L, const lay_off *crd);
+
 /* lay_crd2idx_modes: offset of a coordinate given one 1-D coordinate per top-level mode
  * (crd[m] indexes mode m colexicographically; the last leaf of each mode is unbounded).
- * crd must have rank(L) entries.
+ * crd must have rank(L) entries. On the GPU, flat layouts fold to a dot product; nested ones
+ * go through an out-of-line helper (index those with the 1-D lay_crd2idx, which folds).
  *   e.g. crd2idx_modes((4,(2,4)):(8,(1,2)), {1,5}) == 8 + 1 + 4 == 13 */
 LAY_HD static inline lay_off lay_crd2idx_modes(lay_layout L, const lay_off *crd) {
+  if (lay__is_flat(&L)) {
+    lay_off off = 0;
+    LAY_UNROLL
+    for (int k = 0; k < LAY_MAX_LEAVES; ++k)
+      if (k < L.n) off += crd[k] * L.stride[k];
+    return off;
+  }
+  return lay__crd2idx_nested(L, crd);
+}
+
+/* Nested layouts: the top-level mode of each leaf from the nesting tokens. Kept out of line on
+ * the GPU so that the (common) flat case compiles quickly; nested layouts built from
+ * constants fold only when the compiler inlines it, so prefer flat layouts in kernels. */
+LAY_HD LAY_NOINLINE_DEV static inline lay_off lay__crd2idx_nested(lay_layout L, const lay_off *crd) {
   int mode[LAY_MAX_LEAVES];
   lay_off rest[LAY_MAX_RANK];
   int r = lay__leaf_modes(&L, mode);
@@ -1404,18 +1445,9 @@ LAY_HD static inline int lay__dice(lay_layout *out, lay_layout L, unsigned proj)
   return LAY_OK;
 }
 
-/* lay_local_tile: CuTe's local_tile(tensor, tiler, coord, proj) as in the sgemm tutorial:
- * keep the tiler modes (and coord entries) selected by proj (bit i keeps mode i; LAY_PROJ_ALL
- * keeps all), zipped_divide the tensor by that tiler, then take the tile at coord: the
- * result's modes are the tile modes followed by the rest modes whose coord entry is LAY_FREE
- * (`_`) and the tensor modes past the tiler. coord has rank(tiler) entries (before proj),
- * each a tile index in its rest mode or LAY_FREE.
- * Errors: those of lay_zipped_divide and lay_slice, LAY_E_ARG.
- *   e.g. mA (M,K):(lda,1), tiler <BM,BN,BK>, coord {bx,by,_}, proj 0b101
- *        -> gA (BM,BK,k):(lda,1,BK) at offset bx*BM*lda */
-LAY_HD static inline LAY_MUST_CHECK int lay_local_tile(lay_tensor *out, lay_tensor t,
-                                                       lay_tiler tiler, const int *coord,
-                                                       unsigned proj) {
+/* Generic local_tile (any nesting): zipped_divide, then slice the rest mode. */
+LAY_HD static inline int lay__local_tile_generic(lay_tensor *out, lay_tensor t, lay_tiler tiler,
+                                                const int *coord, unsigned proj) {
   if (!out || !coord) return LAY_E_ARG;
   out->ptr = t.ptr;
   out->off = t.off;
@@ -1463,17 +1495,9 @@ LAY_HD static inline LAY_MUST_CHECK int lay_local_tile(lay_tensor *out, lay_tens
   return LAY_OK;
 }
 
-/* lay_local_partition: CuTe's local_partition(tensor, thr_layout, thr_idx, proj): keep the
- * thread-layout modes selected by proj, find thread thr_idx's coordinate in it (per mode,
- * c_m = sum over its leaves of ((thr_idx / stride) % shape) * (leaf's place value), i.e.
- * CuTe's get_flat_coord), divide the tensor by the tiler <size(thr mode m):1 ...>, and keep
- * that thread's elements: the result is the rest modes (one per tensor mode), every element
- * owned by exactly one thread. Errors: those of lay_zipped_divide, LAY_E_ARG (thr_idx < 0).
- *   e.g. an 8x8 tile (8,8):(1,8) over thread layout (2,2):(1,2), thread 3
- *        -> (4,4):(2,16) at offset 1 + 8 */
-LAY_HD static inline LAY_MUST_CHECK int lay_local_partition(lay_tensor *out, lay_tensor t,
-                                                            lay_layout thr, int thr_idx,
-                                                            unsigned proj) {
+/* Generic local_partition (any nesting): zipped_divide, then slice the tile mode. */
+LAY_HD static inline int lay__local_partition_generic(lay_tensor *out, lay_tensor t,
+                                                     lay_layout thr, int thr_idx, unsigned proj) {
   if (!out) return LAY_E_ARG;
   out->ptr = t.ptr;
   out->off = t.off;
@@ -1529,6 +1553,222 @@ LAY_HD static inline LAY_MUST_CHECK int lay_local_partition(lay_tensor *out, lay
   out->layout = R;
   out->off = t.off + off;
   return LAY_OK;
+}
+
+/* Fast path for flat tensors and shape tilers (every diced tiler mode a single t:1 leaf):
+ * the same result as the generic path (tests/test_layout.c compares them), computed with
+ * straight-line code so that it folds on the GPU and compiles quickly. Returns 1 when it
+ * handled the case (status in *rc), 0 when the generic path is needed. */
+/* Write leaf pos of a flat result with literal indices only (every array index is an unrolled
+ * loop counter), so that the struct stays in registers on the GPU. */
+LAY_HD static inline void lay__flat_set(lay_layout *R, int pos, int s, int d) {
+  LAY_UNROLL
+  for (int q = 0; q < LAY_MAX_LEAVES; ++q)
+    if (q == pos) {
+      R->shape[q] = s;
+      R->stride[q] = d;
+    }
+}
+
+/* Finish a flat tuple of n leaves: tokens "(x...x)". */
+LAY_HD static inline void lay__flat_finish(lay_layout *R, int n) {
+  R->n = n;
+  R->ntok = n + 2;
+  LAY_UNROLL
+  for (int q = 0; q < LAY_MAX_TOK; ++q)
+    if (q <= n + 1) R->tok[q] = q == 0 ? LAY_TOK_OPEN : q == n + 1 ? LAY_TOK_CLOSE : LAY_TOK_LEAF;
+}
+
+LAY_HD static inline int lay__local_tile_flat(lay_tensor *out, lay_tensor t, lay_tiler tiler,
+                                              const int *coord, unsigned proj, int *rc) {
+  const lay_layout *A = &t.layout, *T = &tiler.l;
+  if (!lay__is_flat(A) || !lay__is_flat(T)) return 0;
+  /* errors below keep the (compile-time) structure and mark the result invalid through an
+   * extent of 0, so that the folding on the GPU never depends on run-time values */
+  int invalid = !lay_valid(*A) || !lay_valid(*T);
+  int tsz[LAY_MAX_RANK], c[LAY_MAX_RANK], k = 0;
+  LAY_UNROLL
+  for (int q = 0; q < LAY_MAX_RANK; ++q) {
+    tsz[q] = 1;
+    c[q] = 0;
+  }
+  LAY_UNROLL
+  for (int i = 0; i < LAY_MAX_LEAVES; ++i)
+    if (i < T->n && i < 32 && ((proj >> i) & 1u)) {
+      if (T->stride[i] != 1 && T->shape[i] != 1) return 0;
+      LAY_UNROLL
+      for (int q = 0; q < LAY_MAX_RANK; ++q)
+        if (q == k) {
+          tsz[q] = T->shape[i];
+          c[q] = coord[i];
+        }
+      k++;
+    }
+  if (k > LAY_MAX_RANK) return 0;
+  if (k == 0) {
+    *rc = lay__fail(&out->layout, LAY_E_ARG);
+    return 1;
+  }
+  if (k > A->n) {
+    *rc = lay__fail(&out->layout, LAY_E_RANK);
+    return 1;
+  }
+  lay_layout R;
+  lay_off off = 0;
+  int pos = 0, bad = 0;
+  LAY_UNROLL
+  for (int m = 0; m < LAY_MAX_RANK; ++m)
+    if (m < k) { /* tile mode m: t:d (stride 0 on an extent-1 mode, as the algebra gives) */
+      lay__flat_set(&R, pos, tsz[m], A->shape[m] == 1 ? 0 : A->stride[m]);
+      pos++;
+    }
+  LAY_UNROLL
+  for (int m = 0; m < LAY_MAX_RANK; ++m)
+    if (m < k) { /* rest mode m: ceil(s/t) : t*d, or 1:0 */
+      int ce = tsz[m] > 0 ? (A->shape[m] + tsz[m] - 1) / tsz[m] : 0;
+      lay_off rs = ce == 1 ? 0 : (lay_off)tsz[m] * A->stride[m];
+      if (rs > INT_MAX || rs < INT_MIN) bad = 1;
+      if (c[m] == LAY_FREE) {
+        if (pos >= LAY_MAX_LEAVES) return 0;
+        lay__flat_set(&R, pos, ce, (int)rs);
+        pos++;
+      } else {
+        if (c[m] < 0 || c[m] >= ce) bad = 2;
+        off += (lay_off)c[m] * rs;
+      }
+    }
+  LAY_UNROLL
+  for (int m = 0; m < LAY_MAX_LEAVES; ++m)
+    if (m >= k && m < A->n) { /* tensor modes past the tiler */
+      if (pos >= LAY_MAX_LEAVES) return 0;
+      lay__flat_set(&R, pos, A->shape[m], A->stride[m]);
+      pos++;
+    }
+  lay__flat_finish(&R, pos);
+  *rc = invalid ? LAY_E_INVALID : bad == 1 ? LAY_E_LIMIT : bad ? LAY_E_ARG : LAY_OK;
+  if (*rc != LAY_OK) R.shape[0] = 0;
+  out->ptr = t.ptr;
+  out->layout = R;
+  out->off = t.off + off;
+  return 1;
+}
+
+LAY_HD static inline int lay__local_partition_flat(lay_tensor *out, lay_tensor t, lay_layout thr,
+                                                   int thr_idx, unsigned proj, int *rc) {
+  const lay_layout *A = &t.layout;
+  if (!lay__is_flat(A) || !lay__is_flat(&thr)) return 0;
+  int invalid = !lay_valid(*A) || !lay_valid(thr);
+  int tsz[LAY_MAX_RANK], k = 0;
+  lay_off c[LAY_MAX_RANK];
+  LAY_UNROLL
+  for (int q = 0; q < LAY_MAX_RANK; ++q) {
+    tsz[q] = 1;
+    c[q] = 0;
+  }
+  LAY_UNROLL
+  for (int i = 0; i < LAY_MAX_LEAVES; ++i)
+    if (i < thr.n && i < 32 && ((proj >> i) & 1u)) {
+      LAY_UNROLL
+      for (int q = 0; q < LAY_MAX_RANK; ++q)
+        if (q == k) {
+          tsz[q] = thr.shape[i];
+          c[q] = (thr.stride[i] == 0 || thr.shape[i] < 1)
+                     ? 0
+                     : ((lay_off)thr_idx / thr.stride[i]) % thr.shape[i];
+        }
+      k++;
+    }
+  if (k > LAY_MAX_RANK) return 0;
+  if (k == 0) {
+    *rc = lay__fail(&out->layout, LAY_E_ARG);
+    return 1;
+  }
+  if (k > A->n) {
+    *rc = lay__fail(&out->layout, LAY_E_RANK);
+    return 1;
+  }
+  lay_layout R;
+  lay_off off = 0;
+  int bad = 0;
+  LAY_UNROLL
+  for (int m = 0; m < LAY_MAX_LEAVES; ++m)
+    if (m < A->n) {
+      if (m < k && m < LAY_MAX_RANK) {
+        LAY_UNROLL
+        for (int q = 0; q < LAY_MAX_RANK; ++q)
+          if (q == m) {
+            int ce = tsz[q] > 0 ? (A->shape[m] + tsz[q] - 1) / tsz[q] : 0;
+            lay_off rs = ce == 1 ? 0 : (lay_off)tsz[q] * A->stride[m];
+            off += c[q] * (A->shape[m] == 1 ? 0 : A->stride[m]);
+            if (rs > INT_MAX || rs < INT_MIN) bad = 1;
+            R.shape[m] = ce;
+            R.stride[m] = (int)rs;
+          }
+      } else {
+        R.shape[m] = A->shape[m];
+        R.stride[m] = A->stride[m];
+      }
+    }
+  lay__flat_finish(&R, A->n);
+  *rc = invalid ? LAY_E_INVALID : thr_idx < 0 ? LAY_E_ARG : bad ? LAY_E_LIMIT : LAY_OK;
+  if (*rc != LAY_OK) R.shape[0] = 0;
+  out->ptr = t.ptr;
+  out->layout = R;
+  out->off = t.off + off;
+  return 1;
+}
+
+/* lay_local_tile: CuTe's local_tile(tensor, tiler, coord, proj) as in the sgemm tutorial:
+ * keep the tiler modes (and coord entries) selected by proj (bit i keeps mode i; LAY_PROJ_ALL
+ * keeps all), zipped_divide the tensor by that tiler, then take the tile at coord: the
+ * result's modes are the tile modes followed by the rest modes whose coord entry is LAY_FREE
+ * (`_`) and the tensor modes past the tiler. coord has rank(tiler) entries (before proj),
+ * each a tile index in its rest mode or LAY_FREE. A rest mode of extent 1 has stride 0.
+ * Errors: those of lay_zipped_divide and lay_slice; LAY_E_ARG (proj keeps nothing, or a
+ * coordinate outside its rest mode); LAY_E_RANK.
+ * Device code: flat tensors (depth <= 1) and shape tilers only (the case that folds to
+ * index arithmetic); anything else returns LAY_E_LIMIT on the GPU unless LAY_DEVICE_GENERIC
+ * is defined (slow to compile). Host code handles every case.
+ *   e.g. mA (M,K):(lda,1), tiler <BM,BN,BK>, coord {bx,by,_}, proj 0b101
+ *        -> gA (BM,BK,k):(lda,1,BK) at offset bx*BM*lda */
+LAY_HD static inline LAY_MUST_CHECK int lay_local_tile(lay_tensor *out, lay_tensor t,
+                                                       lay_tiler tiler, const int *coord,
+                                                       unsigned proj) {
+  if (!out || !coord) return LAY_E_ARG;
+  int rc = LAY_OK;
+  if (lay__local_tile_flat(out, t, tiler, coord, proj, &rc)) return rc;
+#if defined(__CUDA_ARCH__) && !defined(LAY_DEVICE_GENERIC)
+  out->ptr = t.ptr;
+  out->off = t.off;
+  return lay__fail(&out->layout, LAY_E_LIMIT);
+#else
+  return lay__local_tile_generic(out, t, tiler, coord, proj);
+#endif
+}
+
+/* lay_local_partition: CuTe's local_partition(tensor, thr_layout, thr_idx, proj): keep the
+ * thread-layout modes selected by proj, find thread thr_idx's coordinate in it (per leaf
+ * (thr_idx / stride) % shape, combined per mode: CuTe's get_flat_coord), divide the tensor by
+ * the tiler <size(thr mode m):1 ...>, and keep that thread's elements: the result is the rest
+ * modes (one per tensor mode), every element owned by exactly one thread.
+ * Errors: those of lay_zipped_divide; LAY_E_ARG (thr_idx < 0, proj keeps nothing);
+ * LAY_E_RANK. Device code: flat tensor and thread layouts only (else LAY_E_LIMIT unless
+ * LAY_DEVICE_GENERIC), as lay_local_tile.
+ *   e.g. an 8x8 tile (8,8):(1,8) over thread layout (2,2):(1,2), thread 3
+ *        -> (4,4):(2,16) at offset 1 + 8 */
+LAY_HD static inline LAY_MUST_CHECK int lay_local_partition(lay_tensor *out, lay_tensor t,
+                                                            lay_layout thr, int thr_idx,
+                                                            unsigned proj) {
+  if (!out) return LAY_E_ARG;
+  int rc = LAY_OK;
+  if (lay__local_partition_flat(out, t, thr, thr_idx, proj, &rc)) return rc;
+#if defined(__CUDA_ARCH__) && !defined(LAY_DEVICE_GENERIC)
+  out->ptr = t.ptr;
+  out->off = t.off;
+  return lay__fail(&out->layout, LAY_E_LIMIT);
+#else
+  return lay__local_partition_generic(out, t, thr, thr_idx, proj);
+#endif
 }
 
 /* ======================================================================================

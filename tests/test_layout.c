@@ -679,3 +679,71 @@ Test(tv, ldmatrix_x4) {
     }
   for (int i = 0; i < 256; ++i) cr_expect_eq(seen[i], 1);
 }
+
+/* The flat fast path of local_tile / local_partition (the one the GPU uses) gives exactly the
+ * generic algebra's answer. */
+Test(hand, local_tile_partition_fast_equals_generic) {
+  unsigned seed = 12345;
+#define RND(n) ((int)((seed = seed * 1103515245u + 12345u) >> 16) % (n))
+  int checked = 0;
+  for (int it = 0; it < 400; ++it) {
+    int r = 1 + RND(3);
+    int s[3], d[3];
+    for (int i = 0; i < r; ++i) {
+      s[i] = 1 + RND(40);
+      d[i] = RND(3) == 0 ? 0 : 1 + RND(100);
+    }
+    lay_layout A;
+    cr_assert_eq(lay_make(&A, r, s, d), LAY_OK);
+    lay_tensor t = lay_make_tensor(NULL, A);
+    int rt = 1 + RND(3);
+    lay_layout tm[3];
+    int coord[3];
+    for (int i = 0; i < rt; ++i) {
+      tm[i] = lay_l1(1 + RND(9), 1);
+      coord[i] = RND(3) == 0 ? LAY_FREE : RND(4);
+    }
+    lay_tiler T;
+    cr_assert_eq(lay_tiler_make(&T, rt, tm), LAY_OK);
+    unsigned proj = (unsigned)(1 + RND(7));
+    lay_tensor f, g;
+    int rcf = 0, rcg;
+    int handled = lay__local_tile_flat(&f, t, T, coord, proj, &rcf);
+    rcg = lay__local_tile_generic(&g, t, T, coord, proj);
+    if (handled) {
+      cr_expect_eq(rcf, rcg, "tile it %d: fast %d generic %d", it, rcf, rcg);
+      if (rcf == LAY_OK && rcg == LAY_OK) {
+        char *a = layout_str(f.layout), *b = layout_str(g.layout);
+        cr_expect_str_eq(a, b, "tile it %d", it);
+        cr_expect_eq(f.off, g.off, "tile it %d", it);
+        free(a);
+        free(b);
+        checked++;
+      }
+    }
+    int ts[3], td[3];
+    int rth = 1 + RND(3);
+    for (int i = 0; i < rth; ++i) {
+      ts[i] = 1 + RND(6);
+      td[i] = RND(4);
+    }
+    lay_layout thr;
+    cr_assert_eq(lay_make(&thr, rth, ts, td), LAY_OK);
+    int idx = RND(50);
+    handled = lay__local_partition_flat(&f, t, thr, idx, proj, &rcf);
+    rcg = lay__local_partition_generic(&g, t, thr, idx, proj);
+    if (handled) {
+      cr_expect_eq(rcf, rcg, "partition it %d: fast %d generic %d", it, rcf, rcg);
+      if (rcf == LAY_OK && rcg == LAY_OK) {
+        char *a = layout_str(f.layout), *b = layout_str(g.layout);
+        cr_expect_str_eq(a, b, "partition it %d", it);
+        cr_expect_eq(f.off, g.off, "partition it %d", it);
+        free(a);
+        free(b);
+        checked++;
+      }
+    }
+  }
+  cr_expect_gt(checked, 200);
+#undef RND
+}
