@@ -21,10 +21,15 @@
  *   Plain structs, passed by value, with fixed-size arrays: every loop runs over the fixed
  *   bound LAY_MAX_LEAVES / LAY_MAX_TOK with `#pragma unroll` under nvcc, so a layout built
  *   from constants folds to the index arithmetic one would write by hand (no local memory;
- *   tests/test_zero_cost.sh checks the SASS). Do layout ALGEBRA (composition, divide,
- *   product...) on layouts whose shapes are compile-time constants in device code; with
- *   run-time extents keep to construction, crd2idx, slice, local_tile and local_partition
- *   over single-leaf modes such as (M,K):(ld,1), which is what the zero-cost test checks.
+ *   tests/test_zero_cost.sh checks the SASS). In KERNELS use flat layouts (depth <= 1, e.g.
+ *   lay_l2(M, K, lda, 1)), lay_crd2idx*/LAY_AT*, lay_local_tile with shape tilers
+ *   (lay_tiler2/3) and lay_local_partition with flat thread layouts: these take a straight-line
+ *   fast path that folds even with run-time M, N, K, ld, and compiles in seconds. Write tile
+ *   coordinates as LAY_CRD(blockIdx.x) so nvcc can see they are not LAY_FREE. Index nested
+ *   layouts (TV layouts) with the 1-D lay_crd2idx. Do the rest of the algebra (composition,
+ *   divide, product, complement...) on the host or in constant-folded planning code; on the GPU
+ *   local_tile/local_partition of nested layouts return LAY_E_LIMIT unless LAY_DEVICE_GENERIC
+ *   is defined (correct but slow to compile and not free).
  *
  * UNITS AND TYPES
  *   shape and stride are `int`; every layout satisfies size <= INT_MAX and the algebra fails
@@ -1015,7 +1020,7 @@ LAY_HD static inline LAY_MUST_CHECK int lay_complement(lay_layout *out, lay_layo
 
 /* lay_right_inverse: R with A(R(i)) == i for i < size(R), the largest such compact R
  * (CuTe's right_inverse): follows A's leaves in stride order from stride 1 while they chain.
- * Stride-0 leaves are skipped (as CuTe C++). 1:0 if A(1) != ... no leaf has stride 1.
+ * Stride-0 leaves are skipped (as CuTe C++); 1:0 when no leaf has stride 1.
  * Errors: LAY_E_STRIDE, LAY_E_INVALID.
  *   e.g. right_inverse((4,8):(8,1)) -> (8,4):(4,1); right_inverse(8:2) -> 1:0 */
 LAY_HD static inline LAY_MUST_CHECK int lay_right_inverse(lay_layout *out, lay_layout A) {
