@@ -22,7 +22,7 @@
  *   bound LAY_MAX_LEAVES / LAY_MAX_TOK with `#pragma unroll` under nvcc, so a layout built
  *   from constants folds to the index arithmetic one would write by hand (no local memory;
  *   tests/test_zero_cost.sh checks the SASS). In KERNELS use flat layouts (depth <= 1, e.g.
- *   lay_l2(M, K, lda, 1)), lay_crd2idx*/LAY_AT*, lay_local_tile with shape tilers
+ *   lay_l2(M, K, lda, 1)), lay_crd2idx, lay_crd2idx2/3, LAY_AT/AT2/AT3, lay_local_tile with shape tilers
  *   (lay_tiler2/3) and lay_local_partition with flat thread layouts: these take a straight-line
  *   fast path that folds even with run-time M, N, K, ld, and compiles in seconds. Write tile
  *   coordinates as LAY_CRD(blockIdx.x) so nvcc can see they are not LAY_FREE. Index nested
