@@ -40,9 +40,13 @@
         if ((expr) != LAY_OK) return;                                                          \
     } while (0)
 
-__global__ void __launch_bounds__(P3_NTHR)
-    gemm03_tiled(int M, int N, int K, float alpha, const float *A, int lda, int a_kmajor,
-                 const float *B, int ldb, int b_kmajor, float beta, float *C, int ldc) {
+/* The kernel body. a_kmajor and b_kmajor are compile-time constants at each call (see the
+ * kernel below), so the thread layouts tA/tB are constants and every layout operation folds
+ * to plain index arithmetic; with run-time majorness the layouts would live in local memory. */
+static __device__ __forceinline__ void gemm03_body(int M, int N, int K, float alpha,
+                                                   const float *A, int lda, const int a_kmajor,
+                                                   const float *B, int ldb, const int b_kmajor,
+                                                   float beta, float *C, int ldc) {
     const int tid = (int)threadIdx.x;
 
     /* ---- full tensors ---------------------------------------------------------------------
@@ -178,6 +182,18 @@ __global__ void __launch_bounds__(P3_NTHR)
                 float *c = &LAY_AT2(tCgC, float, i, j);
                 *c = (beta != 0.0f) ? fmaf(alpha, tCrC[i][j], beta * *c) : alpha * tCrC[i][j];
             }
+}
+
+/* One body per operand order, chosen once per launch by a uniform switch. */
+__global__ void __launch_bounds__(P3_NTHR)
+    gemm03_tiled(int M, int N, int K, float alpha, const float *A, int lda, int a_kmajor,
+                 const float *B, int ldb, int b_kmajor, float beta, float *C, int ldc) {
+    switch (2 * (a_kmajor != 0) + (b_kmajor != 0)) {
+    case 0: gemm03_body(M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc); break;
+    case 1: gemm03_body(M, N, K, alpha, A, lda, 0, B, ldb, 1, beta, C, ldc); break;
+    case 2: gemm03_body(M, N, K, alpha, A, lda, 1, B, ldb, 0, beta, C, ldc); break;
+    default: gemm03_body(M, N, K, alpha, A, lda, 1, B, ldb, 1, beta, C, ldc); break;
+    }
 }
 
 static cudaError_t launch_tiled(const gemm_problem *p, cudaStream_t s) {
