@@ -95,7 +95,7 @@ test-cpu: $(RUNS) $(TEST_BINS)
 	@echo "make test: all CPU tests passed"
 
 test-gpu: $(RUNS) $(BUILD)/tools/probe $(EXTRA_GPU_BINS)
-	@BUILD=$(BUILD) bash tests/gpu/run_gpu_tests.sh $(LESSONS)
+	@BUILD=$(BUILD) bash tests/gpu/run_gpu_tests.sh $(LESSONS) -- $(EXTRA_GPU_BINS)
 
 bench: $(RUNS)
 	@BUILD=$(BUILD) bash scripts/bench.sh $(LESSONS)

@@ -394,9 +394,14 @@ harness_tol harness_tolerance(gemm_dtype c_dtype, int k) {
                      : c_dtype == GEMM_FP16 ? 9.765625e-04          /* 2^-10 */
                                             : 7.8125e-03;           /* 2^-7  */
     double acc = sqrt((double)(k > 0 ? k : 1)) * u32;
+    /* Each of two correct results may be up to about one output ulp (at the scale of the
+     * partial sums, hence the rms term in the element metric) from the exact value: cuBLAS may
+     * split K and round partial sums to the output type. So two correct results differ by up
+     * to two ulps per element; seen on the H200 with cuBLAS at 705^3 fp16/bf16 with offset
+     * pointers (1.08 ulps, notes/perf.md run 2). */
     harness_tol t;
-    t.rel_fro = 0.5 * ulp_out + 8.0 * acc;
-    t.elem = 1.0 * ulp_out + 32.0 * acc;
+    t.rel_fro = 1.0 * ulp_out + 8.0 * acc;
+    t.elem = 2.0 * ulp_out + 32.0 * acc;
     return t;
 }
 
