@@ -37,3 +37,8 @@ test-layout-cpu: $(BUILD)/tests/test_layout $(BUILD)/tools/layouts
 
 test-zero-cost:
 	NVCC="$(NVCC)" BUILD="$(BUILD)" sh tests/test_zero_cost.sh
+
+# Part of the top-level `make test`.
+EXTRA_TEST_BINS    += $(BUILD)/tests/test_layout
+EXTRA_TEST_SCRIPTS += tests/test_zero_cost.sh
+all: $(BUILD)/tools/layouts

@@ -32,7 +32,8 @@ fi
 if grep -qi "lmem\|local memory" "$REPORT"; then
   cat "$REPORT"; echo "test_zero_cost: FAIL: local memory in the ptxas report"; fail=1
 fi
-CUOBJDUMP=${CUOBJDUMP:-$(command -v cuobjdump || true)}
+CUOBJDUMP=${CUOBJDUMP:-$(sh scripts/find_cuobjdump.sh 2>/dev/null || true)}
+[ -n "$CUOBJDUMP" ] && PATH="$(dirname "$CUOBJDUMP"):$PATH"   # nvdisasm next to it
 [ -z "$CUOBJDUMP" ] && [ -x "$(dirname "$(command -v "$NVCC")")/cuobjdump" ] && \
   CUOBJDUMP="$(dirname "$(command -v "$NVCC")")/cuobjdump"
 if [ -n "$CUOBJDUMP" ]; then
