@@ -65,8 +65,16 @@
 
 #ifdef __CUDACC__
 #define LAY_HD __host__ __device__
+/* The unroll pragma and __noinline__ matter only in the device pass; in nvcc's host pass the
+ * host compiler would warn about both (-Wunknown-pragmas, "inline function given attribute
+ * noinline") under -Wall. */
+#ifdef __CUDA_ARCH__
 #define LAY_UNROLL _Pragma("unroll")
 #define LAY_NOINLINE_DEV __noinline__
+#else
+#define LAY_UNROLL
+#define LAY_NOINLINE_DEV
+#endif
 #else
 #define LAY_NOINLINE_DEV
 #define LAY_HD
