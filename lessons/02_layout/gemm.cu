@@ -8,8 +8,9 @@
  *         mC (M,N):(ldc,1)
  *     built once per thread by lessons/02_layout/plan.h, and the loop body only says
  *     mA(m,k) * mB(n,k). The strides carry the operand order (TN, NT, NN, TT) and the leading
- *     dimensions (padded or not); the base offset is in the pointer. One kernel, no branch on
- *     the order, and the compiler folds each access to m*s0 + k*s1 (see ptxas.txt: 0 stack).
+ *     dimensions (padded or not); the base offset is in the pointer. One body for every order,
+ *     and the compiler folds each access to m*s0 + k*s1 (build/02_layout/ptxas.txt: 0 bytes
+ *     stack frame; the SASS has no local memory).
  *   - the thread mapping is unchanged: one thread per C element, threadIdx.x along N (lanes
  *     read neighbouring B elements in TT and write neighbouring C elements), 32x32 CTAs.
  * Variants:
@@ -31,10 +32,11 @@
 #include "plan.h"
 
 /* C(m,n) = alpha * sum_k A(m,k) * B(n,k) + beta * C(m,n), one thread per (m,n), indexed
- * through layouts. Grid: (ceil(N/32), ceil(M/32)) CTAs of 32x32 threads; threadIdx.x -> n. */
-__global__ void gemm02_layout(int M, int N, int K, float alpha, const float *A, int lda,
-                            int a_kmajor, const float *B, int ldb, int b_kmajor, float beta,
-                            float *C, int ldc) {
+ * through layouts. The whole body: tensors, thread -> (m,n), loop, epilogue. */
+static __device__ __forceinline__ void gemm02_body(int M, int N, int K, float alpha,
+                                                   const float *A, int lda, const int a_kmajor,
+                                                   const float *B, int ldb, const int b_kmajor,
+                                                   float beta, float *C, int ldc) {
     const lay_tensor mA = lay_make_tensor((void *)A, p2_layout_A(M, K, lda, a_kmajor)); /* (M,K) */
     const lay_tensor mB = lay_make_tensor((void *)B, p2_layout_B(N, K, ldb, b_kmajor)); /* (N,K) */
     const lay_tensor mC = lay_make_tensor((void *)C, p2_layout_C(M, N, ldc));           /* (M,N) */
@@ -42,16 +44,42 @@ __global__ void gemm02_layout(int M, int N, int K, float alpha, const float *A, 
     const int m = blockIdx.y * P2_BLK + threadIdx.y;
     if (m >= M || n >= N) return;
     float acc = 0.0f;
+#pragma unroll 16
     for (int k = 0; k < K; ++k)
         acc += LAY_AT2(mA, const float, m, k) * LAY_AT2(mB, const float, n, k);
     float *c = &LAY_AT2(mC, float, m, n);
     *c = (beta == 0.0f) ? alpha * acc : alpha * acc + beta * *c;
 }
 
-/* The same kernel, index math by hand (what the layouts above fold to). */
+/* Grid: (ceil(N/32), ceil(M/32)) CTAs of 32x32 threads; threadIdx.x -> n.
+ * The body is called with the majorness as a compile-time constant, so each operand's unit
+ * stride (the 1 in (lda,1) or (1,lda)) is a constant too and the contiguous operand is read
+ * with immediate address offsets. nvcc does this by itself for lesson 01's `kmaj ? .. : ..`
+ * macros (it unswitches the loop: four copies, see `cuobjdump -sass`), but not for a stride
+ * chosen by `a_kmajor ? lda : 1`, which it evaluates once into a run-time value: a layout is
+ * only as constant as what it is built from. With run-time strides the kernel is still
+ * correct, with one more address add per k (try it: call gemm02_body(..., a_kmajor, ...,
+ * b_kmajor, ...) once). The `#pragma unroll 16` in the body gives the k loop the unrolling
+ * nvcc chose for lesson 01 (16 multiply-adds per trip); without it nvcc unrolls the layout
+ * loop only 4 times (its heuristics see the inlined layout code before it folds). */
+__global__ void gemm02_layout(int M, int N, int K, float alpha, const float *A, int lda,
+                              int a_kmajor, const float *B, int ldb, int b_kmajor, float beta,
+                              float *C, int ldc) {
+    if (a_kmajor && !b_kmajor)       /* TT */
+        gemm02_body(M, N, K, alpha, A, lda, 1, B, ldb, 0, beta, C, ldc);
+    else if (a_kmajor && b_kmajor)   /* TN */
+        gemm02_body(M, N, K, alpha, A, lda, 1, B, ldb, 1, beta, C, ldc);
+    else if (b_kmajor)               /* NN */
+        gemm02_body(M, N, K, alpha, A, lda, 0, B, ldb, 1, beta, C, ldc);
+    else                             /* NT */
+        gemm02_body(M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc);
+}
+
+/* The same kernel, index math by hand (what the layouts above fold to). Lesson 01 wrote it
+ * this way; nvcc unswitches and unrolls this loop by itself. */
 __global__ void gemm02_hand(int M, int N, int K, float alpha, const float *A, int lda,
-                          int a_kmajor, const float *B, int ldb, int b_kmajor, float beta,
-                          float *C, int ldc) {
+                            int a_kmajor, const float *B, int ldb, int b_kmajor, float beta,
+                            float *C, int ldc) {
     const int n = blockIdx.x * P2_BLK + threadIdx.x; /* lanes differ in n: one row of C */
     const int m = blockIdx.y * P2_BLK + threadIdx.y;
     if (m >= M || n >= N) return;
