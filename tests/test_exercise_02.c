@@ -126,8 +126,9 @@ Test(exercise02, q9_blocked_product) {
 
 Test(exercise02, q10_swizzle) {
     lay_swizzle sw;
-    must(lay_swizzle_make(&sw, 3, 2, 3), "swizzle");
-    lay_off x = lay_crd2idx2(parse_or_die("(8,32):(32,1)"), 1, 4);
+    must(lay_swizzle_make(&sw, 3, 4, 3), "swizzle");
+    const lay_off elem_bytes = 4; /* float */
+    lay_off x = lay_crd2idx2(parse_or_die("(8,32):(32,1)"), 1, 4) * elem_bytes;
     check_value("Q10", ex02_q10_swizzle(), lay_swizzle_apply(sw, x));
 }
 

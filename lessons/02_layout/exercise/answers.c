@@ -31,5 +31,6 @@ lay_layout ex02_q8_zipped_divide(void) { return EX02_TODO_LAYOUT; }
 /* Q9. blocked_product((2,2):(1,2), (2,3):(1,2)). */
 lay_layout ex02_q9_blocked_product(void) { return EX02_TODO_LAYOUT; }
 
-/* Q10. Sw<3,2,3> of the offset of (1,4) in the float tile (8,32):(32,1). */
+/* Q10. The swizzled BYTE offset Sw<3,4,3>(byte offset of (1,4)) in the float tile
+ * (8,32):(32,1). */
 lay_off ex02_q10_swizzle(void) { return EX02_TODO; }

@@ -31,9 +31,10 @@ lay_layout ex02_q7_complement(void) { return ex02_layout("(2,3):(1,8)"); }
 /* tile (4,4):(8,1) of the row-major matrix; tiles 4 rows (32) and 4 columns (4) apart */
 lay_layout ex02_q8_zipped_divide(void) { return ex02_layout("((4,4),(2,2)):((8,1),(32,4))"); }
 
-/* rows (block row, block index along rows), columns likewise; one block = 4 offsets */
+/* rows: (2 inside the block, stride 1; 2 blocks, each block 4 offsets) -> (2,2):(1,4);
+ * columns: (2 inside the block, stride 2; 3 blocks, 2*4 = 8 apart) -> (2,3):(2,8) */
 lay_layout ex02_q9_blocked_product(void) { return ex02_layout("((2,2),(2,3)):((1,4),(2,8))"); }
 
-/* offset 1*32 + 4 = 36 = 0b100100; bits 3..5 (36>>3 = 4 = 0b100) masked to bits 2..4 (4):
- * 36 ^ 4 = 32 */
-lay_off ex02_q10_swizzle(void) { return 32; }
+/* element offset 1*32 + 4 = 36, byte offset 144 = 0b10010000; 144 >> 3 = 0b10010, masked to
+ * bits 4..6 (0b1110000): 0b10000 = 16; 144 ^ 16 = 128 (= 4 * Sw<3,2,3>(36) = 4 * 32) */
+lay_off ex02_q10_swizzle(void) { return 128; }
