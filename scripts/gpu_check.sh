@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # gpu_check.sh - everything the GPU machine has to do, in ONE call of the device tool:
 #   probe     measured ceilings (FFMA, mma.sync, HBM copy, cuBLAS)       -> $OUT/probe.csv
-#   test      tests/gpu/run_gpu_tests.sh over the lessons                -> $OUT/test-gpu.log
+#   test      tests/gpu/run_gpu_tests.sh over the lessons                -> $OUT/test-gpu.txt
 #   sanitize  compute-sanitizer memcheck (all lessons), racecheck and synccheck (03+)
-#             on small odd sizes                                          -> $OUT/sanitize.log
-#   bench     scripts/bench.sh (make bench's sweep)                      -> $OUT/bench.csv
+#             on small odd sizes                                          -> $OUT/sanitize.txt
+#   ncu       Nsight Compute shared-memory bank conflicts of 05 and 06    -> $OUT/ncu.txt
+#   bench     scripts/bench.sh (make bench's sweep)   -> $OUT/bench.csv, $OUT/bench_probe.csv
+# Full logs go to $OUT/logs.tar.gz (the device tool returns at most 8 files).
 # The binaries are built on the CPU machine (make all) and travel in build/ (carry it).
 # Usage (device tool): STEPS="probe test sanitize bench" LESSONS="01_naive 02_layout" \
 #                      bash scripts/gpu_check.sh
 # Prints a short summary last; exits non-zero when a step failed.
 set -u
 OUT=${OUT:-/tmp/gpu_check_out}
-mkdir -p "$OUT"
+mkdir -p "$OUT/logs"
+LOGS=$OUT/logs
 BUILD=${BUILD:-build}
 STEPS=${STEPS:-probe test sanitize bench}
 LESSONS=${LESSONS:-$(ls -d lessons/*/ | xargs -n1 basename | tr '\n' ' ')}
@@ -29,12 +32,12 @@ for s in $STEPS; do
     test)
         progs=()
         for p in "$BUILD"/tests/gpu/*; do [ -x "$p" ] && progs+=("$p"); done
-        GPU_TEST_LOG="$OUT/test-gpu.log" BUILD=$BUILD bash tests/gpu/run_gpu_tests.sh $LESSONS -- "${progs[@]}" \
+        GPU_TEST_LOG="$LOGS/test-gpu.log" BUILD=$BUILD bash tests/gpu/run_gpu_tests.sh $LESSONS -- "${progs[@]}" \
             > "$OUT/test-gpu.txt" 2>&1
         rc=$?; tail -n 40 "$OUT/test-gpu.txt"
         [ $rc = 0 ] && step_ok test || step_fail test "see test-gpu.txt" ;;
     sanitize)
-        : > "$OUT/sanitize.log"; bad=0
+        : > "$LOGS/sanitize.log"; : > "$OUT/sanitize.txt"; bad=0
         for l in $LESSONS; do
             num=$((10#${l%%_*}))
             tools="memcheck"; [ $num -ge 3 ] && tools="memcheck racecheck synccheck"
@@ -43,23 +46,38 @@ for s in $STEPS; do
                     args=(--check-only --layout all --dtype $dt --size 127x129x67,65x33x200,200x136x72 --beta 0.5)
                     "$BUILD/$l/run" --list | grep -q " $dt" || continue
                     out=$(compute-sanitizer --tool $tool --error-exitcode 99 "$BUILD/$l/run" "${args[@]}" 2>&1); rc=$?
-                    printf '\n### %s %s %s (exit %d)\n%s\n' "$tool" "$l" "${args[*]}" $rc "$out" >> "$OUT/sanitize.log"
+                    printf '\n### %s %s %s (exit %d)\n%s\n' "$tool" "$l" "${args[*]}" $rc "$out" >> "$LOGS/sanitize.log"
                     errs=$(printf '%s' "$out" | grep -m1 -E "ERROR SUMMARY|RACECHECK SUMMARY" || true)
                     if [ $rc = 0 ]; then
-                        echo "sanitize ok   $tool $l $dt: $errs"
-                    else bad=1; echo "sanitize FAIL $tool $l $dt (exit $rc): $errs"; fi
+                        echo "sanitize ok   $tool $l $dt: $errs" | tee -a "$OUT/sanitize.txt"
+                    else bad=1; echo "sanitize FAIL $tool $l $dt (exit $rc): $errs" | tee -a "$OUT/sanitize.txt"; fi
                 done
             done
         done
-        [ $bad = 0 ] && step_ok sanitize || step_fail sanitize "see sanitize.log" ;;
+        [ $bad = 0 ] && step_ok sanitize || step_fail sanitize "see logs/sanitize.log" ;;
+    ncu)
+        M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+        : > "$OUT/ncu.txt"
+        for lv in 05_mma:gemm_mma 06_swizzle:gemm_swizzle; do
+            l=${lv%%:*}; k=${lv##*:}
+            [ -x "$BUILD/$l/run" ] || continue
+            for v in $("$BUILD/$l/run" --list | awk 'NR>1 {print $1}'); do
+                ncu --clock-control none -k "regex:$k" --launch-skip 1 --launch-count 1 --metrics $M \
+                    "$BUILD/$l/run" --variant "$v" --dtype fp16 --size 4096x4096x4096 --iters 1 --warmup 1 \
+                    > "$LOGS/ncu_${l}_$v.txt" 2>&1
+                { echo "## $l $v (fp16 4096^3, one launch)"; grep -E "bank_conflicts|wavefronts" "$LOGS/ncu_${l}_$v.txt"; } | tee -a "$OUT/ncu.txt"
+            done
+        done
+        step_ok ncu ;;
     bench)
-        BUILD=$BUILD BENCH_CSV="$OUT/bench.csv" bash scripts/bench.sh $LESSONS > "$OUT/bench.txt" 2>&1
+        BUILD=$BUILD BENCH_CSV="$OUT/bench.csv" PROBE_CSV="$OUT/bench_probe.csv" bash scripts/bench.sh $LESSONS > "$OUT/bench.txt" 2>&1
         rc=$?; tail -n 30 "$OUT/bench.txt"
         [ $rc = 0 ] && step_ok bench || step_fail bench "see bench.txt" ;;
     *) step_fail "$s" "unknown step" ;;
     esac
     echo "== step $s took $(( $(date +%s) - t0 )) s"
 done
+tar -C "$OUT" -czf "$OUT/logs.tar.gz" logs && rm -rf "$LOGS"
 echo "== gpu_check summary"
 printf '  %s\n' "${summary[@]}"
 exit $status
