@@ -40,22 +40,23 @@
         if ((expr) != LAY_OK) return;                                                          \
     } while (0)
 
-/* The kernel body. a_kmajor and b_kmajor are compile-time constants at each call (see the
- * kernel below), so the thread layouts tA/tB are constants and every layout operation folds
- * to plain index arithmetic; with run-time majorness the layouts would live in local memory. */
-static __device__ __forceinline__ void gemm03_body(int M, int N, int K, float alpha,
-                                                   const float *A, int lda, const int a_kmajor,
-                                                   const float *B, int ldb, const int b_kmajor,
-                                                   float beta, float *C, int ldc) {
+/* One kernel for all four operand orders. The order is data, not code: it only chooses strides,
+ * those of the full tensors mA/mB (below) and those of the copy thread layouts tA/tB (plan.h),
+ * while every SHAPE is a compile-time constant or a plain run-time extent. So each layout
+ * operation has one structure that nvcc can see, and folds to index arithmetic computed once
+ * per thread; the k_tile loop only adds k_tile * (stride of the k mode). */
+__global__ void __launch_bounds__(P3_NTHR)
+    gemm03_tiled(int M, int N, int K, float alpha, const float *A, int lda, int a_kmajor,
+                 const float *B, int ldb, int b_kmajor, float beta, float *C, int ldc) {
     const int tid = (int)threadIdx.x;
 
     /* ---- full tensors ---------------------------------------------------------------------
      * (M,K) with strides (lda,1) when A is K-major, (1,lda) when M-major: the layout, not the
      * code, knows the operand order. */
-    lay_tensor mA = lay_make_tensor((void *)A, lay_l2(M, K, a_kmajor ? lda : 1,
-                                                      a_kmajor ? 1 : lda)); /* (M,K) */
-    lay_tensor mB = lay_make_tensor((void *)B, lay_l2(N, K, b_kmajor ? ldb : 1,
-                                                      b_kmajor ? 1 : ldb)); /* (N,K) */
+    const int a_sm = a_kmajor ? lda : 1, a_sk = a_kmajor ? 1 : lda;
+    const int b_sn = b_kmajor ? ldb : 1, b_sk = b_kmajor ? 1 : ldb;
+    lay_tensor mA = lay_make_tensor((void *)A, lay_l2(M, K, a_sm, a_sk)); /* (M,K) */
+    lay_tensor mB = lay_make_tensor((void *)B, lay_l2(N, K, b_sn, b_sk)); /* (N,K) */
     lay_tensor mC = lay_make_tensor((void *)C, lay_l2(M, N, ldc, 1));       /* (M,N) */
 
     /* Identity tensors of one tile: the tile's shapes with strides that turn an index into
@@ -74,10 +75,12 @@ static __device__ __forceinline__ void gemm03_body(int M, int N, int K, float al
     /* ---- CTA tiles ------------------------------------------------------------------------
      * The tiler (BLK_M,BLK_N,BLK_K) cuts the (M,N,K) iteration space; this CTA is tile
      * (blockIdx.x, blockIdx.y) in M and N and takes every tile along K (LAY_FREE = CuTe's `_`).
+     * LAY_CRD(x) tells nvcc that a run-time coordinate is never LAY_FREE (-1): whether an entry
+     * is `_` decides how many modes gA has, and that must be known at compile time.
      * The projection keeps the modes an operand has: A has M and K (0b101, Step<_1,X,_1>),
      * B has N and K (0b110, Step<X,_1,_1>), C has M and N (0b011, Step<_1,_1,X>). */
     const lay_tiler cta_tiler = lay_tiler3(P3_BLK_M, P3_BLK_N, P3_BLK_K);
-    const int cta_coord[3] = {(int)blockIdx.x, (int)blockIdx.y, LAY_FREE}; /* (m,n,_) */
+    const int cta_coord[3] = {LAY_CRD(blockIdx.x), LAY_CRD(blockIdx.y), LAY_FREE}; /* (m,n,_) */
     lay_tensor gA, gB, gC;
     P3_TRY(lay_local_tile(&gA, mA, cta_tiler, cta_coord, 0x5u)); /* (BLK_M,BLK_K,k) */
     P3_TRY(lay_local_tile(&gB, mB, cta_tiler, cta_coord, 0x6u)); /* (BLK_N,BLK_K,k) */
@@ -133,13 +136,16 @@ static __device__ __forceinline__ void gemm03_body(int M, int N, int K, float al
     const int k_tile_max = (K + P3_BLK_K - 1) / P3_BLK_K;
     for (int k_tile = 0; k_tile < k_tile_max; ++k_tile) {
         const int k_rem = K - k_tile * P3_BLK_K;
-        /* copy(tAgA(_,_,k_tile), tAsA) with predicates: elements outside A become 0 */
+        /* copy(tAgA(_,_,k_tile), tAsA) with predicates: elements outside A become 0. The
+         * address is formed for every element (it is only arithmetic) and only the load is
+         * guarded, so nvcc emits predicated loads instead of branches around the arithmetic. */
 #pragma unroll
         for (int i = 0; i < copy_m; ++i)
 #pragma unroll
             for (int j = 0; j < copy_k; ++j) {
                 const int in = P3_OFF2(tAcA_m, i, j) < m_rem && P3_OFF2(tAcA_k, i, j) < k_rem;
-                LAY_AT2(tAsA, float, i, j) = in ? LAY_AT3(tAgA, const float, i, j, k_tile) : 0.0f;
+                const float *src = &LAY_AT3(tAgA, const float, i, j, k_tile);
+                LAY_AT2(tAsA, float, i, j) = in ? *src : 0.0f;
             }
         /* copy(tBgB(_,_,k_tile), tBsB) */
 #pragma unroll
@@ -147,7 +153,8 @@ static __device__ __forceinline__ void gemm03_body(int M, int N, int K, float al
 #pragma unroll
             for (int j = 0; j < copy_k; ++j) {
                 const int in = P3_OFF2(tBcB_n, i, j) < n_rem && P3_OFF2(tBcB_k, i, j) < k_rem;
-                LAY_AT2(tBsB, float, i, j) = in ? LAY_AT3(tBgB, const float, i, j, k_tile) : 0.0f;
+                const float *src = &LAY_AT3(tBgB, const float, i, j, k_tile);
+                LAY_AT2(tBsB, float, i, j) = in ? *src : 0.0f;
             }
         /* Barrier 1: sA and sB are written by all 256 threads but read by others below; no
          * thread may start the gemm before every thread's stores are done. */
@@ -184,18 +191,6 @@ static __device__ __forceinline__ void gemm03_body(int M, int N, int K, float al
             }
 }
 
-/* One body per operand order, chosen once per launch by a uniform switch. */
-__global__ void __launch_bounds__(P3_NTHR)
-    gemm03_tiled(int M, int N, int K, float alpha, const float *A, int lda, int a_kmajor,
-                 const float *B, int ldb, int b_kmajor, float beta, float *C, int ldc) {
-    switch (2 * (a_kmajor != 0) + (b_kmajor != 0)) {
-    case 0: gemm03_body(M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc); break;
-    case 1: gemm03_body(M, N, K, alpha, A, lda, 0, B, ldb, 1, beta, C, ldc); break;
-    case 2: gemm03_body(M, N, K, alpha, A, lda, 1, B, ldb, 0, beta, C, ldc); break;
-    default: gemm03_body(M, N, K, alpha, A, lda, 1, B, ldb, 1, beta, C, ldc); break;
-    }
-}
-
 static cudaError_t launch_tiled(const gemm_problem *p, cudaStream_t s) {
     dim3 block(P3_NTHR);
     dim3 grid((p->m + P3_BLK_M - 1) / P3_BLK_M, (p->n + P3_BLK_N - 1) / P3_BLK_N);
@@ -221,6 +216,6 @@ static const gemm_variant variants[] = {
 };
 
 static const gemm_lesson lesson = {"03_tiled", "Shared-memory tiling with Tensor views", 1,
-                                   variants};
+                                   variants, 0 /* default layout: TN */};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }

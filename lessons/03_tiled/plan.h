@@ -30,12 +30,15 @@
 /* Thread layout of the copy of a (BLK_X,BLK_K) tile, 256 threads as (32,8).
  *   K-major operand: (32,8):(8,1), thread t at (x,k) = (t/8, t%8): k fastest.
  *   x-major operand: (32,8):(1,32), thread t at (x,k) = (t%32, t/32): x fastest.
- * lay_local_partition then gives thread t the elements (x + 32*i, k + 8*j). */
+ * lay_local_partition then gives thread t the elements (x + 32*i, k + 8*j).
+ * One constant shape, the operand order only in the strides: the kernel passes kmajor at run
+ * time (one kernel serves all four operand orders), and only numbers depend on it, never the
+ * layout's structure, so local_partition still folds to index arithmetic. */
 #ifdef __CUDACC__
 __host__ __device__
 #endif
 static inline lay_layout p3_copy_thr_layout(int kmajor) {
-    return kmajor ? lay_l2(32, 8, 8, 1) : lay_l2(32, 8, 1, 32);
+    return lay_l2(32, 8, kmajor ? 8 : 1, kmajor ? 1 : 32);
 }
 
 /* Thread layout of the compute partition: (16,16):(16,1), thread t at (m,n) = (t/16, t%16). */
