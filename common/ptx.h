@@ -50,6 +50,20 @@ static __device__ __forceinline__ void ptx_cp_async_cg16(uint32_t dst, const voi
                  : "memory");
 }
 
+/* cp.async.cg.shared.global [dst], [base + row * row_bytes], 16;
+ * The unpredicated 16-byte copy of row `row` of a matrix whose rows are row_bytes apart, for
+ * tiles known to lie inside the matrix. The 64-bit source address is formed inside the asm
+ * (mad.wide.u32 = one IMAD.WIDE.U32 in SASS), so a K loop that issues many such copies keeps
+ * one base pointer and one 32-bit row stride live instead of a 64-bit pointer per row.
+ * row * row_bytes must fit in 32 bits (unsigned); base + row * row_bytes 16-byte aligned. */
+static __device__ __forceinline__ void ptx_cp_async_cg16_row(uint32_t dst, const void *base,
+                                                             uint32_t row_bytes, uint32_t row) {
+    asm volatile("{\n\t.reg .u64 a;\n\tmad.wide.u32 a, %2, %3, %1;\n\t"
+                 "cp.async.cg.shared.global [%0], [a], 16;\n\t}\n" ::"r"(dst), "l"(base),
+                 "r"(row_bytes), "r"(row)
+                 : "memory");
+}
+
 /* cp.async.ca.shared.global [dst], [src], 8, src_bytes;  (8-byte form, .ca caches in L1 too;
  * .cg exists only for 16 bytes). dst and src 8-byte aligned; src_bytes in 0..8, rest zeroed. */
 static __device__ __forceinline__ void ptx_cp_async_ca8(uint32_t dst, const void *src,

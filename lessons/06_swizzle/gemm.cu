@@ -1,6 +1,6 @@
 /* Lesson 06 - swizzled shared memory and a multi-stage cp.async pipeline.
  *
- * What this lesson shows: lesson 05's Tensor Core kernel with its two remaining stalls removed.
+ * What this lesson shows: lesson 05's Tensor Core kernel with its remaining stalls removed.
  *  1. Bank conflicts. The 8 rows one ldmatrix phase reads are BLK_K halves apart; with
  *     BLK_K = 32 (64-byte rows) rows r and r+2 share banks (4-way conflict), with BLK_K = 64
  *     (128-byte rows) all 8 rows share them (8-way). Instead of padding (lesson 05), the smem
@@ -10,14 +10,22 @@
  *     ldmatrix reads are then conflict-free, with no wasted smem.
  *  2. Memory latency. STAGES K tiles are in flight at once (STAGES - 1 loading while one is
  *     computed), in dynamic shared memory; inside a K tile the ldmatrix fragments of k-step
- *     kk+1 are loaded while the MMAs of k-step kk run (register double buffering).
+ *     kk+1 are loaded while the MMAs of k-step kk run (register double buffering), and the
+ *     cp.async copies of the next tile are spread over the k-steps between the MMAs. One
+ *     __syncthreads per K tile.
+ *  3. Instruction overhead. With only 8 warps per SM (each thread holds 128 fp32
+ *     accumulators, ~240 registers) every non-MMA instruction delays the next MMA. Address
+ *     math is hoisted: per K tile only a pointer moves, smem offsets are immediates, and
+ *     while the tile being loaded lies wholly inside A and B the copies carry no predicates
+ *     (one IMAD.WIDE + one LDGSTS each); only the last K tiles and edge CTAs take the
+ *     predicated, zero-filling copies (the main loop exists twice, see K_TILE).
  * Plus: CTAs are launched in groups of RASTER_GROUP tile rows so that neighbours share their
  * A and B panels in L2 (plan_raster in plan.h).
  *
- * Tile configurations (the variants; the first is the default, pick by measurement):
- *   128x256x32_s4   8 warps (2 x 4), warp tile 64x64, 4 stages, 96 KiB smem
- *   128x128x32_s4   4 warps (2 x 2), warp tile 64x64, 4 stages, 64 KiB smem
- *   128x128x64_s3   4 warps (2 x 2), warp tile 64x64, 3 stages, 96 KiB smem (Swizzle<3,3,3>)
+ * Tile configurations (the variants; the first is the default, picked by measurement):
+ *   128x256x64_s3   8 warps (2 x 4), warp tile 64x64, 3 stages, 144 KiB smem, 1 CTA/SM
+ *   128x128x64_s3   4 warps (2 x 2), warp tile 64x64, 3 stages,  96 KiB smem, 2 CTAs/SM
+ *   128x128x32_s4   4 warps (2 x 2), warp tile 64x64, 4 stages,  64 KiB smem (Swizzle<2,3,3>)
  *
  * Every problem is accepted (fp16 and bf16, every layout, any M, N, K, any leading dimension,
  * any base offset). The fast path needs A and B K-major (layout TN), lda and ldb multiples of
@@ -35,7 +43,7 @@
  * stamp the kernels out with a macro.
  *
  * Build and run:   make lesson06 && ./run
- *                  ./run --variant 128x256x32_s4 --dtype bf16 --size 4096x4096x4096
+ *                  ./run --variant 128x256x64_s3 --dtype bf16 --size 4096x4096x4096
  *
  * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
  */
@@ -61,6 +69,7 @@ typedef struct kargs {
     long long lda, ldb, ldc;
     int a_kmajor, b_kmajor;
     int pair_ok; /* ldc even and C 4-byte aligned: store two elements at once */
+    int rows32;  /* BM rows of A and BN rows of B span < 2^31 bytes: 32-bit row offsets */
 } kargs;
 
 static __device__ __forceinline__ float elem_to_f32(uint16_t v, int bf16) {
@@ -75,29 +84,69 @@ static __device__ __forceinline__ uint16_t f32_to_elem(float x, int bf16) {
 #define SWZ(row, col, BK) plan_smem_offset((row), (col), (BK), 1, 0)
 
 /* ---- gmem -> smem, fast path: 16-byte cp.async, zero-fill at the edges ------------------
- * Tile of ROWS rows x BK halves at row r0 of X (K-major, row stride ld), K tile kt.
- * Chunk idx = tid + i*NT lies unswizzled at halves idx*8 and row idx/(BK/8). Copy i is copy 0
- * moved down by i*NT/(BK/8) rows; since NT*8 halves is a multiple of the swizzle period (256
- * or 512 halves), swizzle(idx*8) = swizzle(tid*8) + i*NT*8. So each thread keeps one source
- * pointer `src0` (its copy 0 at k = 0), its row index and its column, and derives the rest. */
-template <int ROWS, int BK, int NT>
-static __device__ __forceinline__ void load_tile_async(uint32_t s, const uint16_t *src0,
-                                                       long long ld, int rows_left, int col,
-                                                       int k_left, const uint16_t *safe) {
-    const int RSTEP = NT / (BK / 8); /* rows between copy i and copy i+1 */
-    const int s0 = plan_swizzle(threadIdx.x * 8, plan_swizzle_bits(BK), 3, 3);
-    int valid = k_left - col;       /* elements of this thread's chunk inside K */
-    valid = valid < 0 ? 0 : (valid > 8 ? 8 : valid);
-    /* not unrolled on purpose: one running pointer instead of ROWS/RSTEP 64-bit pointers
-     * kept live across the main loop (which would push the kernel past 255 registers) */
-    const long long step = (long long)RSTEP * ld;
-    uint32_t d = s + 2 * s0;
-#pragma unroll 1
-    for (int i = 0; i < ROWS / RSTEP; ++i) {
-        const int v = i * RSTEP < rows_left ? valid : 0;
-        ptx_cp_async_cg16(d, v ? src0 : safe, v * 2);
-        src0 += step;
-        d += 2 * NT * 8;
+ * The copy plan of one K tile, per thread: A is NA = BM*BK/8/NT copies, B is NB copies.
+ * Copy i of A moves the 16-byte chunk idx = tid + i*NT of the (BM,BK) tile: row
+ * row0 + i*RSTEP (RSTEP = NT/(BK/8)), the same chunk column for every i. Because NT*8 halves
+ * is a multiple of the swizzle period (256 or 512 halves), swizzle(idx*8) = swizzle(tid*8) +
+ * i*NT*8: the smem address of copy i is this thread's copy-0 address plus a constant, and
+ * the gmem address is the copy-0 pointer plus i*RSTEP rows. Per K tile, only the pointer
+ * moves (by BK), and one byte count covers the K edge for all copies (same column).
+ * Copies are numbered c = 0 .. NA+NB-1 (A first); the main loop spreads them over the first
+ * KSTEPS-1 k-steps of a tile so that they interleave with the MMAs. */
+typedef struct copy_state {
+    const uint16_t *a, *b;  /* copy-0 sources at k = 0 */
+    long long a_step, b_step; /* RSTEP rows of A / B, in elements */
+    int a_rows, b_rows;       /* rows left below this thread's copy-0 row (<= 0: none) */
+    int col;                  /* this thread's chunk column (halves) */
+    uint32_t a_rowb, b_rowb;  /* RSTEP rows of A / B in bytes (interior copies) */
+    uint32_t sa, sb;          /* smem byte addresses of copy 0 in stage 0 */
+} copy_state;
+
+template <int BM, int BN, int BK, int NT, int STAGES>
+static __device__ __forceinline__ void copy_range(const copy_state *cs, int lo, int hi, int st,
+                                                  int kt, int K, const uint16_t *safe) {
+    enum {
+        RSTEP = NT / (BK / 8), NA = BM / RSTEP, NB = BN / RSTEP,
+        A_STAGE_B = BM * BK * 2, B_STAGE_B = BN * BK * 2
+    };
+    int kb = 2 * (K - kt * BK - cs->col); /* bytes of this thread's chunk inside K */
+    kb = kb < 0 ? 0 : (kb > 16 ? 16 : kb);
+    const uint32_t da = cs->sa + st * A_STAGE_B, db = cs->sb + st * B_STAGE_B;
+    /* running source pointers, one 64-bit add per copy (an unrolled c * step per copy would
+     * be hoisted out of the K loop as NA + NB live 64-bit registers) */
+    const int a_lo = lo < NA ? lo : NA, b_lo = lo > NA ? lo - NA : 0;
+    const uint16_t *pa = cs->a + kt * BK + a_lo * cs->a_step;
+    const uint16_t *pb = cs->b + kt * BK + b_lo * cs->b_step;
+#pragma unroll
+    for (int c = 0; c < NA + NB; ++c) {
+        if (c < lo || c >= hi) continue; /* compile-time after unrolling */
+        if (c < NA) {
+            const int n = c * RSTEP < cs->a_rows ? kb : 0;
+            ptx_cp_async_cg16(da + c * NT * 16, n ? pa : safe, n);
+            pa += cs->a_step;
+        } else {
+            const int i = c - NA;
+            const int n = i * RSTEP < cs->b_rows ? kb : 0;
+            ptx_cp_async_cg16(db + i * NT * 16, n ? pb : safe, n);
+            pb += cs->b_step;
+        }
+    }
+}
+
+/* The same copies for a K tile that lies wholly inside A and B (no predication, no
+ * zero-fill): one IMAD.WIDE + one LDGSTS per copy, the smem offsets are immediates. */
+template <int BM, int BN, int BK, int NT, int STAGES>
+static __device__ __forceinline__ void copy_range_interior(const copy_state *cs, int lo, int hi,
+                                                           int st, int kt) {
+    enum { RSTEP = NT / (BK / 8), NA = BM / RSTEP, NB = BN / RSTEP,
+           A_STAGE_B = BM * BK * 2, B_STAGE_B = BN * BK * 2 };
+    const uint16_t *pa = cs->a + kt * BK, *pb = cs->b + kt * BK;
+    const uint32_t da = cs->sa + st * A_STAGE_B, db = cs->sb + st * B_STAGE_B;
+#pragma unroll
+    for (int c = 0; c < NA + NB; ++c) {
+        if (c < lo || c >= hi) continue; /* compile-time after unrolling */
+        if (c < NA) ptx_cp_async_cg16_row(da + c * NT * 16, pa, cs->a_rowb, c);
+        else        ptx_cp_async_cg16_row(db + (c - NA) * NT * 16, pb, cs->b_rowb, c - NA);
     }
 }
 
@@ -137,10 +186,13 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
         WTM = BM / WARPS_M, WTN = BN / WARPS_N,
         MI = WTM / MMA_M, NI = WTN / MMA_N, /* atoms per warp along M and N */
         KSTEPS = BK / MMA_K,
-        A_STAGE = BM * BK, B_STAGE = BN * BK /* halves per stage */
+        A_STAGE = BM * BK, B_STAGE = BN * BK, /* halves per stage */
+        RSTEP = NT / (BK / 8), NCOPY = (BM + BN) / RSTEP, /* 16-byte copies per thread per tile */
+        CPK = (NCOPY + KSTEPS - 2) / (KSTEPS - 1)          /* copies issued per k-step */
     };
     static_assert(NI % 2 == 0 && KSTEPS % 2 == 0, "B is loaded two atoms at a time");
     static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
+    static_assert(BM % RSTEP == 0 && BN % RSTEP == 0, "copy plan must tile A and B");
     extern __shared__ __align__(128) uint16_t smem[]; /* sA (BM,BK,STAGES), sB (BN,BK,STAGES) */
     uint16_t *sA = smem;
     uint16_t *sB = smem + STAGES * A_STAGE;
@@ -161,49 +213,63 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
 
-    /* ldmatrix addresses, in bytes inside one stage. The swizzle only looks at offset bits
-     * below 256 (BK = 32) or 512 (BK = 64) halves, and the block offsets (warp, atom) are
-     * multiples of 16 rows = 16*BK halves, so swizzle(block + lane part) = block +
-     * swizzle(lane part): the per-lane part is computed once here.
-     * Moving to k-step kk flips only chunk bits, so lane offset(kk) = lane offset(0) ^ kk*16
-     * halves (plan.h's tests check both identities). */
+    /* ldmatrix addresses, in bytes. The swizzle only looks at offset bits below 256 (BK = 32)
+     * or 512 (BK = 64) halves, and the block offsets (warp, atom) are multiples of 16 rows =
+     * 16*BK halves, so swizzle(block + lane part) = block + swizzle(lane part): the per-lane
+     * part is computed once here. Moving to k-step kk flips only chunk bits, so lane
+     * offset(kk) = lane offset(0) ^ kk*16 halves (plan.h's tests check both identities). */
     const uint32_t a_lane = 2 * SWZ(plan_ldsm_a_row(lane), 8 * plan_ldsm_a_chunk(lane), BK);
     const uint32_t b_lane = 2 * SWZ(plan_ldsm_b_row(lane), 8 * plan_ldsm_b_chunk(lane), BK);
-    const uint32_t a_warp = 2 * (wm * WTM) * BK, b_warp = 2 * (wn * WTN) * BK;
+    const uint32_t a_base = sA_u + 2 * (wm * WTM) * BK, b_base = sB_u + 2 * (wn * WTN) * BK;
 
     uint32_t ra[2][MI][4], rb[2][NI][2]; /* fragments, double-buffered over k-steps */
 
-    /* fast-path copy state: this thread's copy-0 row and column, source pointers at k = 0 */
-    const int cp_row = plan_copy_row(threadIdx.x, 0, NT, BK);
-    const int cp_col = plan_copy_chunk(threadIdx.x, 0, NT, BK) * 8;
-    const int a_rows = p.M - m0 - cp_row, b_rows = p.N - n0 - cp_row; /* rows left below */
-    const uint16_t *a_src = p.A + (long long)(m0 + cp_row) * p.lda + cp_col;
-    const uint16_t *b_src = p.B + (long long)(n0 + cp_row) * p.ldb + cp_col;
+    /* fast-path copy plan of this thread (see copy_range) */
+    copy_state cs;
+    {
+        const int row = plan_copy_row(threadIdx.x, 0, NT, BK);
+        cs.col = plan_copy_chunk(threadIdx.x, 0, NT, BK) * 8;
+        cs.a_rows = p.M - m0 - row;
+        cs.b_rows = p.N - n0 - row;
+        cs.a = p.A + (long long)(m0 + row) * p.lda + cs.col; /* used only where in range */
+        cs.b = p.B + (long long)(n0 + row) * p.ldb + cs.col;
+        cs.a_step = (long long)RSTEP * p.lda;
+        cs.b_step = (long long)RSTEP * p.ldb;
+        cs.a_rowb = (uint32_t)(2 * cs.a_step);
+        cs.b_rowb = (uint32_t)(2 * cs.b_step);
+        const uint32_t s0 = 2 * plan_swizzle(threadIdx.x * 8, plan_swizzle_bits(BK), 3, 3);
+        cs.sa = sA_u + s0;
+        cs.sb = sB_u + s0;
+    }
 
-    /* issue the loads of K tile kt into stage st (or nothing past the end); then commit */
-#define LOAD_STAGE(st, kt)                                                                     \
+    /* K tiles [0, kfull) of an interior CTA need no predication */
+    const int kfull = p.rows32 && m0 + BM <= p.M && n0 + BN <= p.N ? p.K / BK : 0;
+
+    /* copies [lo, hi) of K tile kt into stage st. INTERIOR (a constant): the tile is known to
+     * lie inside A and B; otherwise predicated (nothing past the end of K, zero-fill) */
+#define COPIES(st, kt, lo, hi, INTERIOR)                                                       \
     do {                                                                                       \
-        if ((kt) < ktiles) {                                                                   \
+        if (INTERIOR) {                                                                        \
+            copy_range_interior<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), (kt));           \
+        } else if ((kt) < ktiles) {                                                            \
             if (GENERIC) {                                                                     \
-                load_tile_generic<BM, BK, NT>(sA + (st) * A_STAGE, p.A, p.lda, p.a_kmajor, m0, \
-                                              p.M, (kt) * BK, p.K);                            \
-                load_tile_generic<BN, BK, NT>(sB + (st) * B_STAGE, p.B, p.ldb, p.b_kmajor, n0, \
-                                              p.N, (kt) * BK, p.K);                            \
+                if ((lo) == 0) {                                                               \
+                    load_tile_generic<BM, BK, NT>(sA + (st) * A_STAGE, p.A, p.lda, p.a_kmajor, \
+                                                  m0, p.M, (kt) * BK, p.K);                    \
+                    load_tile_generic<BN, BK, NT>(sB + (st) * B_STAGE, p.B, p.ldb, p.b_kmajor, \
+                                                  n0, p.N, (kt) * BK, p.K);                    \
+                }                                                                              \
             } else {                                                                           \
-                load_tile_async<BM, BK, NT>(sA_u + 2 * (st) * A_STAGE, a_src + (kt) * BK, p.lda, \
-                                            a_rows, cp_col, p.K - (kt) * BK, p.A);             \
-                load_tile_async<BN, BK, NT>(sB_u + 2 * (st) * B_STAGE, b_src + (kt) * BK, p.ldb, \
-                                            b_rows, cp_col, p.K - (kt) * BK, p.B);             \
+                copy_range<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), (kt), p.K, p.A);      \
             }                                                                                  \
         }                                                                                      \
-        ptx_cp_async_commit();                                                                 \
     } while (0)
 
     /* fragments of k-step kk of stage st into buffer buf */
 #define LOAD_FRAGS(buf, st, kk)                                                                \
     do {                                                                                       \
-        const uint32_t sa_ = sA_u + 2 * (st) * A_STAGE + a_warp + (a_lane ^ (kk)*2*MMA_K);      \
-        const uint32_t sb_ = sB_u + 2 * (st) * B_STAGE + b_warp + (b_lane ^ (kk)*2*MMA_K);      \
+        const uint32_t sa_ = a_base + (st) * (2 * A_STAGE) + (a_lane ^ (kk) * 2 * MMA_K);     \
+        const uint32_t sb_ = b_base + (st) * (2 * B_STAGE) + (b_lane ^ (kk) * 2 * MMA_K);     \
         _Pragma("unroll") for (int i_ = 0; i_ < MI; ++i_)                                      \
             ptx_ldmatrix_x4(ra[buf][i_], sa_ + 2 * i_ * MMA_M * BK);                           \
         _Pragma("unroll") for (int j_ = 0; j_ < NI; j_ += 2) {                                 \
@@ -216,7 +282,10 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
 
     /* prologue: tiles 0 .. STAGES-2 in flight, wait for tile 0, first fragments */
 #pragma unroll
-    for (int st = 0; st < STAGES - 1; ++st) LOAD_STAGE(st, st);
+    for (int st = 0; st < STAGES - 1; ++st) {
+        COPIES(st, st, 0, NCOPY, 0);
+        ptx_cp_async_commit();
+    }
     PTX_CP_ASYNC_WAIT(STAGES - 2);
     __syncthreads();
     int rd = 0;          /* stage being computed */
@@ -224,36 +293,41 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
     if (ktiles > 0) LOAD_FRAGS(0, 0, 0);
 
     /* main loop. Timeline of one K tile kt (KSTEPS k-steps):
-     *   kk = 0          issue cp.async of tile kt+STAGES-1 into stage wr (freed by the
-     *                   barrier of the previous tile), commit
-     *   kk = KSTEPS-1   wait until tile kt+1 has landed (wait_group STAGES-2) + barrier,
-     *                   move rd on
+     *   kk < KSTEPS-1   issue a share (CPK) of the cp.async copies of tile kt+STAGES-1 into
+     *                   stage wr (freed by the barrier at the end of tile kt-1)
+     *   kk = KSTEPS-1   commit; wait until tile kt+1 has landed (wait_group STAGES-2);
+     *                   barrier; move rd and wr on
      *   every kk        ldmatrix the fragments of k-step kk+1 (next tile's first when kk is
      *                   the last), then the MI x NI MMAs of k-step kk */
-    for (int kt = 0; kt < ktiles; ++kt) {
-#pragma unroll
-        for (int kk = 0; kk < KSTEPS; ++kk) {
-            if (kk == KSTEPS - 1) {
-                PTX_CP_ASYNC_WAIT(STAGES - 2);
-                __syncthreads();
-                rd = rd + 1 == STAGES ? 0 : rd + 1;
-            }
-            if (kk < KSTEPS - 1 || kt + 1 < ktiles) LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);
-            if (kk == 0) {
-                LOAD_STAGE(wr, kt + STAGES - 1);
-                wr = wr + 1 == STAGES ? 0 : wr + 1;
-            }
-#pragma unroll
-            for (int i = 0; i < MI; ++i)
-#pragma unroll
-                for (int j = 0; j < NI; ++j) {
-                    if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);
-                    else      ptx_mma_m16n8k16_f16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);
-                }
-        }
+#define K_TILE(INTERIOR)                                                                       \
+    _Pragma("unroll") for (int kk = 0; kk < KSTEPS; ++kk) {                                    \
+        if (kk == KSTEPS - 1) {                                                                \
+            ptx_cp_async_commit();                                                             \
+            PTX_CP_ASYNC_WAIT(STAGES - 2);                                                     \
+            __syncthreads();                                                                   \
+            rd = rd + 1 == STAGES ? 0 : rd + 1;                                                \
+            wr = wr + 1 == STAGES ? 0 : wr + 1;                                                \
+        }                                                                                      \
+        if (kk < KSTEPS - 1 || (INTERIOR) || kt + 1 < ktiles)                                  \
+            LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);                                   \
+        if (kk < KSTEPS - 1) COPIES(wr, kt + STAGES - 1, kk * CPK, (kk + 1) * CPK, INTERIOR); \
+        _Pragma("unroll") for (int i = 0; i < MI; ++i)                                         \
+        _Pragma("unroll") for (int jj = 0; jj < NI; ++jj) {                                    \
+            const int j = i % 2 ? NI - 1 - jj : jj; /* serpentine: reuse B at turns */         \
+            if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);          \
+            else      ptx_mma_m16n8k16_f16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);           \
+        }                                                                                      \
     }
+    /* Two copies of the loop: while the tile being loaded (kt + STAGES - 1) lies inside A and
+     * B, the copies need no predication at all; the last tiles (and edge CTAs) take the
+     * predicated copies. */
+    int kt = 0;
+    if (!GENERIC)
+        for (; kt + STAGES - 1 < kfull; ++kt) { K_TILE(1) }
+    for (; kt < ktiles; ++kt) { K_TILE(0) }
+#undef K_TILE
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
-#undef LOAD_STAGE
+#undef COPIES
 #undef LOAD_FRAGS
 
     /* epilogue: lane l holds rows g, g+8 and columns 2t, 2t+1 of each atom (plan_mma_c_*) */
@@ -311,6 +385,7 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     a.lda = p->lda; a.ldb = p->ldb; a.ldc = p->ldc;
     a.a_kmajor = p->a_kmajor; a.b_kmajor = p->b_kmajor;
     a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
+    a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
     const int bf16 = p->dtype == GEMM_BF16, fast = fast_path_ok(p);
     if (bf16)
         return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s)
@@ -319,14 +394,14 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
                 : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s);
 }
 
-static cudaError_t launch_128x256x32_s4(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 32, 2, 4, 4>(p, s);
-}
-static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 32, 2, 2, 4>(p, s);
+static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<128, 256, 64, 2, 4, 3>(p, s);
 }
 static cudaError_t launch_128x128x64_s3(const gemm_problem *p, cudaStream_t s) {
     return launch_cfg<128, 128, 64, 2, 2, 3>(p, s);
+}
+static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<128, 128, 32, 2, 2, 4>(p, s);
 }
 
 /* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. */
@@ -335,19 +410,16 @@ static const char *check_grid(const gemm_problem *p) {
         return "M*N too large: more than 2^31-1 CTA tiles";
     return NULL;
 }
-
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
+#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_##name}
 
 static const gemm_variant variants[] = {
-    {"128x256x32_s4", "8 warps of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 96 KiB smem",
-     DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_128x256x32_s4},
-    {"128x128x32_s4", "4 warps of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 64 KiB smem",
-     DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_128x128x32_s4},
-    {"128x128x64_s3", "4 warps of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 96 KiB smem",
-     DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_128x128x64_s3},
+    V(128x256x64_s3, "8 warps (2x4) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 144 KiB smem"),
+    V(128x128x64_s3, "4 warps (2x2) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 96 KiB smem"),
+    V(128x128x32_s4, "4 warps (2x2) of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 64 KiB smem"),
 };
 
 static const gemm_lesson lesson = {"06_swizzle", "Swizzled smem + multi-stage cp.async pipeline",
-                                   3, variants, GEMM_LAYOUT_BIT(GEMM_TN)};
+                                   (int)(sizeof variants / sizeof variants[0]), variants, GEMM_LAYOUT_BIT(GEMM_TN)};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
