@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run_gpu_tests.sh - the GPU tests of every lesson (make test-gpu). For each lesson:
-#   1. default sweep (127, 1000, 1021x513x2049, 4093, 4096), every layout and dtype it claims,
-#      beta = 0 with C prefilled with NaN
+#   1. its default variant over the default sweep (127, 1000, 1021x513x2049, 4093, 4096),
+#      every layout and dtype it claims, beta = 0 with C prefilled with NaN; every variant over
+#      the sweep's sizes below 4093
 #   2. the same with alpha = 1.5, beta = -0.75
 #   3. C prefilled with +Inf, alpha = 1.5, beta = 0, odd small shapes
 #   4. padded leading dimensions (+3) and base pointers offset by one element, beta = 0.5:
@@ -39,8 +40,12 @@ run_case() { # may_refuse lesson args...
     fi
 }
 for l in "${lessons[@]}"; do
-    run_case 0 "$l" --check-only --layout all --dtype all
-    run_case 0 "$l" --check-only --layout all --dtype all --alpha 1.5 --beta -0.75 --seed 7
+    # the default variant over the whole default sweep; every variant over its odd small sizes
+    default=$("$BUILD/$l/run" --list | awk 'NR==2 {print $1}')
+    run_case 0 "$l" --check-only --layout all --dtype all --variant "$default"
+    run_case 0 "$l" --check-only --layout all --dtype all --alpha 1.5 --beta -0.75 --seed 7 --variant "$default"
+    run_case 0 "$l" --check-only --layout all --dtype all --size 127x127x127,1000x1000x1000,1021x513x2049
+    run_case 0 "$l" --check-only --layout all --dtype all --alpha 1.5 --beta -0.75 --seed 7 --size 127x127x127,1021x513x2049
     run_case 1 "$l" --check-only --layout all --dtype all --poison inf --alpha 1.5 --size 129x257x33,1x705x705,705x1x64
     run_case 1 "$l" --check-only --layout all --dtype all --pad 3 --offset 1 --beta 0.5 --size 127x129x131,384x128x256
     f="lessons/$l/gpu_cases.txt"
