@@ -6,7 +6,7 @@
  *     the copy thread layouts tA/tB for both operand majornesses, and of the C tile by tC);
  *     the identity-tensor predicates give each element's true coordinate, also for a CTA on
  *     the ragged edge of a problem whose sizes are not tile multiples;
- *   lesson 04: for every tile configuration (the six variants) and every copy mode, every
+ *   lesson 04: for every tile configuration (every variant) and every copy mode, every
  *     element of sA / sB is written exactly once per k_tile, the 4-byte transposing copy is
  *     bank-conflict free, 16-byte vectors are 16-byte aligned in smem, and every element of
  *     the C tile is owned by exactly one thread.
@@ -177,8 +177,11 @@ typedef struct {
 static const cfg04 cfgs04[] = {
     CFG04(FAST, "fast"),         CFG04(K16, "fast_128x128x16"), CFG04(N256, "fast_128x256x8"),
     CFG04(S4, "fast_128x128x8_s4"), CFG04(CP2, "cp_async_2stage"), CFG04(VEC, "tiled_vec"),
+    CFG04(L2C, "ldg128_128x128x8_2cta"), CFG04(L1C, "ldg128_128x128x8"),
+    CFG04(L256, "ldg128_128x256x8"), CFG04(L16, "ldg128_128x128x16"),
 };
 #define NCFG04 ((int)(sizeof cfgs04 / sizeof cfgs04[0]))
+#define P4_MAXV_TEST 8 /* P4_MAXV of lessons/04_copy/gemm.cu (vectors per thread in a plan) */
 
 static int nthr04(const cfg04 *c) {
     return (c->blk_m / c->warp_m) * (c->blk_n / c->warp_n) * 32;
@@ -280,6 +283,48 @@ Test(plans04, compute_reads_are_one_wavefront) {
                               hi + 4 - lo);
             }
     }
+}
+
+/* The register-staged kernels (kernel_ldg.cuh, configs whose names start with "ldg128"):
+ * each thread stages BLK_X*BLK_K/NTHR floats per operand, which p4_copy_plan must hold in
+ * every mode they use (K16, X16, X4); the transposing K16 store (4 STS.32, value j to k row
+ * k+j) hits 32 distinct banks per warp for BLK_K = 8 and at most 2 per bank for BLK_K = 16. */
+Test(plans04, ldg_staging_fits_and_k16_store_conflicts) {
+    const int modes[3] = {P4_COPY_K16, P4_COPY_X16, P4_COPY_X4};
+    int seen = 0;
+    for (int ci = 0; ci < NCFG04; ++ci) {
+        const cfg04 *c = &cfgs04[ci];
+        if (strncmp(c->name, "ldg128", 6) != 0) continue;
+        seen++;
+        const int nthr = nthr04(c);
+        cr_assert_eq(c->stages, 2, "%s: two smem buffers", c->name);
+        cr_assert_eq(c->blk_k % 8, 0, "%s: BLK_K even (fragment ping-pong)", c->name);
+        for (int o = 0; o < 2; ++o) {
+            const int blk_x = o ? c->blk_n : c->blk_m;
+            for (int mi = 0; mi < 3; ++mi) {
+                const int nv = p4_copy_count(modes[mi], blk_x, c->blk_k, nthr);
+                cr_assert_eq(nv * p4_copy_vec(modes[mi]), blk_x * c->blk_k / nthr);
+                cr_assert_leq(nv, P4_MAXV_TEST, "%s: %d vectors", c->name, nv);
+            }
+            const int nv = p4_copy_count(P4_COPY_K16, blk_x, c->blk_k, nthr);
+            for (int w = 0; w < nthr / 32; ++w)
+                for (int v = 0; v < nv; ++v)
+                    for (int j = 0; j < 4; ++j) {
+                        int used[32] = {0}, worst = 0;
+                        for (int l = 0; l < 32; ++l) {
+                            int x, k;
+                            p4_copy_coord(P4_COPY_K16, blk_x, c->blk_k, nthr, 32 * w + l, v, &x,
+                                          &k);
+                            const int b = p4_smem_offset(blk_x, x, k + j) % 32;
+                            worst = ++used[b] > worst ? used[b] : worst;
+                        }
+                        cr_assert_leq(worst, c->blk_k == 8 ? 1 : 2,
+                                      "%s K16 store warp %d value %d row %d: %d-way", c->name,
+                                      w, v, j, worst);
+                    }
+        }
+    }
+    cr_assert_eq(seen, 4);
 }
 
 /* The grouped rasterization (p4_tile_coord, used by kernel.cuh) is a bijection from CTA ids onto tiles. */

@@ -17,6 +17,10 @@
  *   4. 2-D register blocking: a thread owns THR_M x THR_N (8x8 or 16x8) elements of C inside
  *      a warp tile (WARP_M,WARP_N), and computes them as outer products of THR_M floats of A and
  *      THR_N floats of B loaded from smem as float4s (16 FFMA per LDS.128 instead of 1/2).
+ *   5. Register-staged copies ("ldg128_*" variants, kernel_ldg.cuh): LDG.128 of k_tile t+1
+ *      into registers while k_tile t is computed, then STS (transposing K-major operands with
+ *      4 STS.32) into the other of two smem buffers: one LDG.128 where the transposing cp.async
+ *      needs four LDGSTS.32, one barrier per k_tile, few address registers (2 CTAs per SM).
  *
  * Shared memory holds both tiles transposed, (BLK_K, BLK_X) with x contiguous, so the inner
  * loop reads 4 consecutive m (or n) as one float4 whatever the operand's layout in gmem. For a
@@ -111,7 +115,9 @@ static __device__ __forceinline__ void p4_copy_tile(const int mode, const int as
             const int n = (x < x_rem) ? max(0, min(4, k_rem - k)) : 0;
             const float *src = gX + (x * (int)sx + k);
             float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if (n == 4) {
+            if (mode == P4_COPY_K16 && !check_k) { /* whole vector or nothing (x test only) */
+                if (n) r = *(const float4 *)src; /* LDG.128 */
+            } else if (n == 4) {
                 r = *(const float4 *)src; /* LDG.128 */
             } else {
                 if (n > 0) r.x = src[0];
@@ -212,6 +218,76 @@ static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
     return vec ? P4_COPY_X16 : P4_COPY_X4;
 }
 
+/* ---- register-staged copies (kernel_ldg.cuh, the "ldg128_*" variants) --------------------
+ * p4_ldg_tile loads this thread's part of one k_tile into registers rS (BLK_X*BLK_K/NTHR
+ * floats: vector v of a 4-float mode in rS[4v..4v+3], value v of X4 in rS[v]); p4_sts_tile
+ * later stores them into a transposed smem tile. Offsets and x predicates come from the plan
+ * (p4_copy_prep); check_k = 1 (last k_tile only) also drops the k's at or beyond k_rem. Every
+ * element that does not exist is a zero in rS and is never read: a partial vector is read one
+ * float at a time, only its existing floats. */
+static __device__ __forceinline__ void p4_ldg_tile(const p4_copy_plan *pl, const int mode,
+                                                   const int blk_x, const int blk_k,
+                                                   const int nthr, const int tid,
+                                                   const int check_k, const float *gX,
+                                                   int k_rem, float *rS) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+#pragma unroll
+    for (int v = 0; v < nv; ++v) {
+        int x, k;
+        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
+        const float *src = gX + pl->off[v];
+        int n = (int)((pl->words >> (4 * v)) & 0xFu); /* floats of the vector that exist */
+        if (check_k) n = (mode == P4_COPY_K16) ? min(n, max(0, k_rem - k)) : (k < k_rem ? n : 0);
+        if (mode == P4_COPY_K16 || mode == P4_COPY_X16) {
+            float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (n == 4) {
+                r = *(const float4 *)src; /* LDG.128 */
+            } else {
+                if (n > 0) r.x = src[0];
+                if (n > 1) r.y = src[1];
+                if (n > 2) r.z = src[2];
+            }
+            rS[4 * v] = r.x;
+            rS[4 * v + 1] = r.y;
+            rS[4 * v + 2] = r.z;
+            rS[4 * v + 3] = r.w;
+        } else {
+            rS[v] = n ? *src : 0.0f;
+        }
+    }
+}
+
+static __device__ __forceinline__ void p4_sts_tile(const int mode, const int blk_x,
+                                                   const int blk_k, const int nthr,
+                                                   const int tid, const float *rS, float *sX,
+                                                   const int pitch) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+#pragma unroll
+    for (int v = 0; v < nv; ++v) {
+        int x, k;
+        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
+        float *dst = sX + p4_smem_offset(blk_x, x, k);
+        if (mode == P4_COPY_K16) { /* 4 k's -> 4 rows of the transposed tile: 4 STS.32 */
+            dst[0] = rS[4 * v];
+            dst[pitch] = rS[4 * v + 1];
+            dst[2 * pitch] = rS[4 * v + 2];
+            dst[3 * pitch] = rS[4 * v + 3];
+        } else if (mode == P4_COPY_X16) { /* 4 x's: one STS.128 */
+            *(float4 *)dst = make_float4(rS[4 * v], rS[4 * v + 1], rS[4 * v + 2], rS[4 * v + 3]);
+        } else {
+            *dst = rS[v];
+        }
+    }
+}
+
+/* Copy mode of an operand for the register-staged kernels: 16-byte vectors along its
+ * contiguous mode when ld and the base pointer allow, else single floats (X4 coordinates,
+ * whatever the majorness: the strides are kernel arguments). */
+static int p4_ldg_mode(int kmajor, const void *ptr, long long ld) {
+    const int vec = ld % 4 == 0 && (uintptr_t)ptr % 16 == 0;
+    return vec ? (kmajor ? P4_COPY_K16 : P4_COPY_X16) : P4_COPY_X4;
+}
+
 /* ---- the kernels: one per tile configuration (kernel.cuh) --------------------------------
  * P4_MINB_8X8: CTAs per SM promised by the pipelined 8x8-per-thread kernels. 2 caps them at
  * 128 registers, and the copy plans then spill (ptxas); 1 lets them take what they need.
@@ -282,6 +358,59 @@ static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
 #define K_MINB P4_MINB_8X8
 #include "kernel.cuh"
 
+/* Register-staged kernels (kernel_ldg.cuh): LDG.128 -> registers -> STS, 2 smem buffers. */
+#define K_NAME gemm04_ldg_2cta
+#define K_BLK_M CFG_L2C_BLK_M
+#define K_BLK_N CFG_L2C_BLK_N
+#define K_BLK_K CFG_L2C_BLK_K
+#define K_WARP_M CFG_L2C_WARP_M
+#define K_WARP_N CFG_L2C_WARP_N
+#define K_THR_M CFG_L2C_THR_M
+#define K_THR_N CFG_L2C_THR_N
+#define K_MINB 2
+#define K_FRAG2 0
+#define K_PEEL 0
+#include "kernel_ldg.cuh"
+
+#define K_NAME gemm04_ldg_1cta
+#define K_BLK_M CFG_L1C_BLK_M
+#define K_BLK_N CFG_L1C_BLK_N
+#define K_BLK_K CFG_L1C_BLK_K
+#define K_WARP_M CFG_L1C_WARP_M
+#define K_WARP_N CFG_L1C_WARP_N
+#define K_THR_M CFG_L1C_THR_M
+#define K_THR_N CFG_L1C_THR_N
+#define K_MINB 1
+#define K_FRAG2 1
+#define K_PEEL 1
+#include "kernel_ldg.cuh"
+
+#define K_NAME gemm04_ldg_n256
+#define K_BLK_M CFG_L256_BLK_M
+#define K_BLK_N CFG_L256_BLK_N
+#define K_BLK_K CFG_L256_BLK_K
+#define K_WARP_M CFG_L256_WARP_M
+#define K_WARP_N CFG_L256_WARP_N
+#define K_THR_M CFG_L256_THR_M
+#define K_THR_N CFG_L256_THR_N
+#define K_MINB 1
+#define K_FRAG2 1
+#define K_PEEL 1
+#include "kernel_ldg.cuh"
+
+#define K_NAME gemm04_ldg_k16
+#define K_BLK_M CFG_L16_BLK_M
+#define K_BLK_N CFG_L16_BLK_N
+#define K_BLK_K CFG_L16_BLK_K
+#define K_WARP_M CFG_L16_WARP_M
+#define K_WARP_N CFG_L16_WARP_N
+#define K_THR_M CFG_L16_THR_M
+#define K_THR_N CFG_L16_THR_N
+#define K_MINB 1
+#define K_FRAG2 1
+#define K_PEEL 1
+#include "kernel_ldg.cuh"
+
 /* Refusals: the grid is 1-D (grouped rasterization), limited to 2^31-1 CTAs, and offsets
  * inside an operand tile are 32-bit (P4_MAX_LD). */
 static const char *check_common(const gemm_problem *p, int blk_m, int blk_n) {
@@ -292,6 +421,7 @@ static const char *check_common(const gemm_problem *p, int blk_m, int blk_n) {
     return NULL;
 }
 static const char *check_grid_128x128(const gemm_problem *p) { return check_common(p, 128, 128); }
+static const char *check_grid_128x256(const gemm_problem *p) { return check_common(p, 128, 256); }
 
 #define FP32 GEMM_DT_BIT(GEMM_FP32)
 static const gemm_variant variants[] = {
@@ -305,11 +435,20 @@ static const gemm_variant variants[] = {
      check_grid_128x128, launch_gemm04_fast_s4},
     {"fast_128x128x16", "128x128x16 CTA, 32x64 warp, 8x8/thread, 3 stages", FP32,
      GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_fast_k16},
+    {"ldg128_128x128x8_2cta",
+     "128x128x8, 8x8/thread, LDG.128 -> regs -> STS, 2 buffers, 2 CTAs/SM (<= 128 regs)", FP32,
+     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_ldg_2cta},
+    {"ldg128_128x128x8", "as ldg128_128x128x8_2cta, 1 CTA/SM promised (no register cap)", FP32,
+     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_ldg_1cta},
+    {"ldg128_128x256x8", "128x256x8, 64x64 warp, 16x8/thread, LDG.128 -> regs -> STS, 2 buffers",
+     FP32, GEMM_LAYOUT_ALL, 1, check_grid_128x256, launch_gemm04_ldg_n256},
+    {"ldg128_128x128x16", "128x128x16, 8x8/thread, LDG.128 -> regs -> STS, 2 buffers", FP32,
+     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_ldg_k16},
 };
 #undef FP32
 
 static const gemm_lesson lesson = {
     "04_copy", "Tiled copy: vectors, predication, cp.async pipeline, register blocking",
-    (int)(sizeof variants / sizeof variants[0]), variants};
+    (int)(sizeof variants / sizeof variants[0]), variants, 0};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }

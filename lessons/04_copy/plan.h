@@ -79,6 +79,43 @@
 #define CFG_VEC_THR_N 8
 #define CFG_VEC_STAGES 1
 
+/* Register-staged kernels (kernel_ldg.cuh): always 2 smem buffers (STAGES = 2). */
+#define CFG_L2C_BLK_M 128 /* "ldg128_128x128x8_2cta": 128x128x8, warp 32x64, 8x8, 2 CTAs/SM */
+#define CFG_L2C_BLK_N 128
+#define CFG_L2C_BLK_K 8
+#define CFG_L2C_WARP_M 32
+#define CFG_L2C_WARP_N 64
+#define CFG_L2C_THR_M 8
+#define CFG_L2C_THR_N 8
+#define CFG_L2C_STAGES 2
+
+#define CFG_L1C_BLK_M 128 /* "ldg128_128x128x8": the same tile, 1 CTA/SM promised */
+#define CFG_L1C_BLK_N 128
+#define CFG_L1C_BLK_K 8
+#define CFG_L1C_WARP_M 32
+#define CFG_L1C_WARP_N 64
+#define CFG_L1C_THR_M 8
+#define CFG_L1C_THR_N 8
+#define CFG_L1C_STAGES 2
+
+#define CFG_L256_BLK_M 128 /* "ldg128_128x256x8": 128x256x8, warp 64x64, 16x8/thread */
+#define CFG_L256_BLK_N 256
+#define CFG_L256_BLK_K 8
+#define CFG_L256_WARP_M 64
+#define CFG_L256_WARP_N 64
+#define CFG_L256_THR_M 16
+#define CFG_L256_THR_N 8
+#define CFG_L256_STAGES 2
+
+#define CFG_L16_BLK_M 128 /* "ldg128_128x128x16": 128x128x16, warp 32x64, 8x8 (1 CTA/SM) */
+#define CFG_L16_BLK_N 128
+#define CFG_L16_BLK_K 16
+#define CFG_L16_WARP_M 32
+#define CFG_L16_WARP_N 64
+#define CFG_L16_THR_M 8
+#define CFG_L16_THR_N 8
+#define CFG_L16_STAGES 2
+
 /* Padding of each k row of a transposed smem tile, in floats. With BLK_X a multiple of 32 the
  * row pitch BLK_X+4 is 4 (mod 32) banks, so the 4-byte transposing copy (P4_COPY_K4: a warp
  * writes 8 k x 4 x) hits banks 4*k + x, all 32 different, and rows stay 16-byte aligned. */
