@@ -11,7 +11,7 @@ T="--csv $OUT/tune_04.csv"
 R=build/04_copy/run
 grep -c "0 bytes spill stores" build/04_copy/ptxas.txt  # kernels built without spills (expect all)
 # 1. correctness of every variant (the lesson's cases; each line must exit 0)
-while IFS= read -r line; do
+[ "${TUNE04_CASES:-1}" = 1 ] && while IFS= read -r line; do
     case "$line" in ''|'#'*) continue;; esac
     # shellcheck disable=SC2086
     $R $line > "$OUT/case.txt" 2>&1; echo "rc=$? $line: $(tail -1 "$OUT/case.txt")"

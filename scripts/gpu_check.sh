@@ -6,7 +6,8 @@
 #             on small odd sizes                                          -> $OUT/sanitize.txt
 #   ncu       Nsight Compute shared-memory bank conflicts of 05 and 06    -> $OUT/ncu.txt
 #   bench     scripts/bench.sh (make bench's sweep)   -> $OUT/bench.csv, $OUT/bench_probe.csv
-# Full logs go to $OUT/logs.tar.gz (the device tool returns at most 8 files).
+# Full logs (and nvidia-smi, env) go to $OUT/logs_<steps>.tar.gz (the device tool returns at
+# most 8 files).
 # The binaries are built on the CPU machine (make all) and travel in build/ (carry it).
 # Usage (device tool): STEPS="probe test sanitize bench" LESSONS="01_naive 02_layout" \
 #                      bash scripts/gpu_check.sh
@@ -23,7 +24,7 @@ summary=()
 step_ok() { summary+=("$1: ok"); }
 step_fail() { summary+=("$1: FAILED ($2)"); status=1; }
 status=0
-{ date -u; nvidia-smi; git log -1 --oneline 2>/dev/null; cat "$BUILD/commit.txt" 2>/dev/null; } > "$OUT/env.txt" 2>&1
+{ date -u; nvidia-smi; git log -1 --oneline 2>/dev/null; cat "$BUILD/commit.txt" 2>/dev/null; } > "$LOGS/env.txt" 2>&1
 for s in $STEPS; do
     t0=$(date +%s)
     case $s in
@@ -77,7 +78,7 @@ for s in $STEPS; do
     esac
     echo "== step $s took $(( $(date +%s) - t0 )) s"
 done
-tar -C "$OUT" -czf "$OUT/logs.tar.gz" logs && rm -rf "$LOGS"
+tar -C "$OUT" -czf "$OUT/logs_$(echo $STEPS | tr ' ' '_').tar.gz" logs && rm -rf "$LOGS"
 echo "== gpu_check summary"
 printf '  %s\n' "${summary[@]}"
 exit $status
