@@ -75,6 +75,37 @@ __global__ void gemm02_layout(int M, int N, int K, float alpha, const float *A, 
         gemm02_body(M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc);
 }
 
+/* The same kernel, slicing first (CuTe's mA(m,_)): the layouts give this thread's row of A,
+ * row of B and element of C once, as an offset plus the stride of k, and the loop walks the
+ * two 1-D slices. Every offset still comes from the layouts; what changes is that the loop
+ * sees `k * stride` on a fixed base, which the compiler turns into one pointer increment per
+ * operand, as in lesson 01. */
+static __device__ __forceinline__ void gemm02_row_body(int M, int N, int K, float alpha,
+                                                       const float *A, int lda, const int a_kmajor,
+                                                       const float *B, int ldb, const int b_kmajor,
+                                                       float beta, float *C, int ldc) {
+    const lay_layout lA = p2_layout_A(M, K, lda, a_kmajor); /* (M,K) */
+    const lay_layout lB = p2_layout_B(N, K, ldb, b_kmajor); /* (N,K) */
+    const lay_layout lC = p2_layout_C(M, N, ldc);           /* (M,N) */
+    const int n = blockIdx.x * P2_BLK + threadIdx.x;
+    const int m = blockIdx.y * P2_BLK + threadIdx.y;
+    if (m >= M || n >= N) return;
+    const float *rowA = A + lay_crd2idx2(lA, m, 0);         /* mA(m,_): (K) */
+    const float *rowB = B + lay_crd2idx2(lB, n, 0);         /* mB(n,_): (K) */
+    const lay_off sAk = lay_crd2idx2(lA, 0, 1);             /* stride of k in mA */
+    const lay_off sBk = lay_crd2idx2(lB, 0, 1);             /* stride of k in mB */
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += rowA[k * sAk] * rowB[k * sBk];
+    float *c = C + lay_crd2idx2(lC, m, n);
+    *c = (beta == 0.0f) ? alpha * acc : alpha * acc + beta * *c;
+}
+
+__global__ void gemm02_row(int M, int N, int K, float alpha, const float *A, int lda,
+                           int a_kmajor, const float *B, int ldb, int b_kmajor, float beta,
+                           float *C, int ldc) {
+    gemm02_row_body(M, N, K, alpha, A, lda, a_kmajor, B, ldb, b_kmajor, beta, C, ldc);
+}
+
 /* The same kernel, index math by hand (what the layouts above fold to). Lesson 01 wrote it
  * this way; nvcc unswitches and unrolls this loop by itself. */
 __global__ void gemm02_hand(int M, int N, int K, float alpha, const float *A, int lda,
@@ -105,6 +136,9 @@ static cudaError_t launch_with(gemm02_kernel kernel, const gemm_problem *p, cuda
 static cudaError_t launch_layout(const gemm_problem *p, cudaStream_t s) {
     return launch_with(gemm02_layout, p, s);
 }
+static cudaError_t launch_row(const gemm_problem *p, cudaStream_t s) {
+    return launch_with(gemm02_row, p, s);
+}
 static cudaError_t launch_hand(const gemm_problem *p, cudaStream_t s) {
     return launch_with(gemm02_hand, p, s);
 }
@@ -121,12 +155,14 @@ static const char *check02(const gemm_problem *p) {
 static const gemm_variant variants[] = {
     {"layout", "lesson 01 coalesced kernel, indexing through layouts mA, mB, mC",
      GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, check02, launch_layout},
+    {"layout_row", "the same, slicing mA(m,_) and mB(n,_) once, then walking k by its stride",
+     GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, check02, launch_row},
     {"hand", "the same kernel with hand-written index math", GEMM_DT_BIT(GEMM_FP32),
      GEMM_LAYOUT_ALL, 1, check02, launch_hand},
 };
 
 /* Default operand order TT, as lesson 01, so that the two lessons compare directly. */
-static const gemm_lesson lesson = {"02_layout", "Layouts: one kernel for every operand order", 2,
+static const gemm_lesson lesson = {"02_layout", "Layouts: one kernel for every operand order", 3,
                                    variants, GEMM_LAYOUT_BIT(GEMM_TT)};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
