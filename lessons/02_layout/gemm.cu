@@ -51,38 +51,6 @@ static __device__ __forceinline__ void gemm02_body(int M, int N, int K, float al
     *c = (beta == 0.0f) ? alpha * acc : alpha * acc + beta * *c;
 }
 
-#define GEMM02_BODY(NAME, UNROLL)                                                              \
-    static __device__ __forceinline__ void NAME(int M, int N, int K, float alpha,              \
-                                                const float *A, int lda, const int a_kmajor,   \
-                                                const float *B, int ldb, const int b_kmajor,   \
-                                                float beta, float *C, int ldc) {               \
-        const lay_tensor mA = lay_make_tensor((void *)A, p2_layout_A(M, K, lda, a_kmajor));    \
-        const lay_tensor mB = lay_make_tensor((void *)B, p2_layout_B(N, K, ldb, b_kmajor));    \
-        const lay_tensor mC = lay_make_tensor((void *)C, p2_layout_C(M, N, ldc));              \
-        const int n = blockIdx.x * P2_BLK + threadIdx.x;                                       \
-        const int m = blockIdx.y * P2_BLK + threadIdx.y;                                       \
-        if (m >= M || n >= N) return;                                                          \
-        float acc = 0.0f;                                                                      \
-        _Pragma(UNROLL)                                                                        \
-        for (int k = 0; k < K; ++k)                                                            \
-            acc += LAY_AT2(mA, const float, m, k) * LAY_AT2(mB, const float, n, k);            \
-        float *c = &LAY_AT2(mC, float, m, n);                                                  \
-        *c = (beta == 0.0f) ? alpha * acc : alpha * acc + beta * *c;                           \
-    }
-GEMM02_BODY(gemm02_body_u4, "unroll 4")
-GEMM02_BODY(gemm02_body_u1, "unroll 1")
-
-#define GEMM02_KERNEL(KNAME, BODY)                                                             \
-    __global__ void KNAME(int M, int N, int K, float alpha, const float *A, int lda,           \
-                          int a_kmajor, const float *B, int ldb, int b_kmajor, float beta,     \
-                          float *C, int ldc) {                                                 \
-        if (a_kmajor && !b_kmajor) BODY(M, N, K, alpha, A, lda, 1, B, ldb, 0, beta, C, ldc);   \
-        else if (a_kmajor && b_kmajor) BODY(M, N, K, alpha, A, lda, 1, B, ldb, 1, beta, C, ldc); \
-        else if (b_kmajor) BODY(M, N, K, alpha, A, lda, 0, B, ldb, 1, beta, C, ldc);           \
-        else BODY(M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc);                         \
-    }
-GEMM02_KERNEL(gemm02_layout_u4, gemm02_body_u4)
-GEMM02_KERNEL(gemm02_layout_u1, gemm02_body_u1)
 
 
 /* Grid: (ceil(N/32), ceil(M/32)) CTAs of 32x32 threads; threadIdx.x -> n.
@@ -170,12 +138,6 @@ static cudaError_t launch_with(gemm02_kernel kernel, const gemm_problem *p, cuda
 static cudaError_t launch_layout(const gemm_problem *p, cudaStream_t s) {
     return launch_with(gemm02_layout, p, s);
 }
-static cudaError_t launch_u4(const gemm_problem *p, cudaStream_t s) {
-    return launch_with(gemm02_layout_u4, p, s);
-}
-static cudaError_t launch_u1(const gemm_problem *p, cudaStream_t s) {
-    return launch_with(gemm02_layout_u1, p, s);
-}
 static cudaError_t launch_row(const gemm_problem *p, cudaStream_t s) {
     return launch_with(gemm02_row, p, s);
 }
@@ -195,10 +157,6 @@ static const char *check02(const gemm_problem *p) {
 static const gemm_variant variants[] = {
     {"layout", "lesson 01 coalesced kernel, indexing through layouts mA, mB, mC",
      GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, check02, launch_layout},
-    {"layout_u4", "experiment: layout with #pragma unroll 4", GEMM_DT_BIT(GEMM_FP32),
-     GEMM_LAYOUT_ALL, 1, check02, launch_u4},
-    {"layout_u1", "experiment: layout with #pragma unroll 1", GEMM_DT_BIT(GEMM_FP32),
-     GEMM_LAYOUT_ALL, 1, check02, launch_u1},
     {"layout_row", "the same, slicing mA(m,_) and mB(n,_) once, then walking k by its stride",
      GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, check02, launch_row},
     {"hand", "the same kernel with hand-written index math", GEMM_DT_BIT(GEMM_FP32),
@@ -206,7 +164,7 @@ static const gemm_variant variants[] = {
 };
 
 /* Default operand order TT, as lesson 01, so that the two lessons compare directly. */
-static const gemm_lesson lesson = {"02_layout", "Layouts: one kernel for every operand order", 5,
+static const gemm_lesson lesson = {"02_layout", "Layouts: one kernel for every operand order", 3,
                                    variants, GEMM_LAYOUT_BIT(GEMM_TT)};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
