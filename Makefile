@@ -85,7 +85,7 @@ $(BUILD)/tests/test_harness: tests/test_harness.c $(HARNESS_OBJS) common/harness
 	$(CC) $(CFLAGS_C) $< $(HARNESS_OBJS) -o $@ $(CRITERION_LIBS) $(LDLIBS) -lstdc++ -lm
 
 test: deps
-	@$(MAKE) --no-print-directory test-cpu
+	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) test-cpu
 
 test-cpu: $(RUNS) $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t --jobs 2; done
