@@ -77,75 +77,6 @@ __global__ void gemm02_layout(int M, int N, int K, float alpha, const float *A, 
         gemm02_body(M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc);
 }
 
-/* Batched k loop: the 2 x P2_KB loads of a batch are issued before its FMAs, so each thread
- * has P2_KB independent loads of A and of B in flight (memory-level parallelism) whatever
- * order the compiler would have chosen. AT(i) is the element of this thread's A row / B row
- * at k = i. Used by the *_batch variants. */
-#define P2_KB 16
-#define P2_BATCHED_K_LOOP(acc, K, A_AT, B_AT)                                                  \
-    do {                                                                                       \
-        int k0 = 0;                                                                            \
-        for (; k0 + P2_KB <= (K); k0 += P2_KB) {                                               \
-            float ra[P2_KB], rb[P2_KB];                                                        \
-            _Pragma("unroll") for (int i = 0; i < P2_KB; ++i) {                                \
-                ra[i] = A_AT(k0 + i);                                                          \
-                rb[i] = B_AT(k0 + i);                                                          \
-            }                                                                                  \
-            _Pragma("unroll") for (int i = 0; i < P2_KB; ++i) acc += ra[i] * rb[i];            \
-        }                                                                                      \
-        for (; k0 < (K); ++k0) acc += A_AT(k0) * B_AT(k0);                                     \
-    } while (0)
-
-static __device__ __forceinline__ void gemm02_batch_body(int M, int N, int K, float alpha,
-                                                         const float *A, int lda,
-                                                         const int a_kmajor, const float *B,
-                                                         int ldb, const int b_kmajor,
-                                                         float beta, float *C, int ldc) {
-    const lay_tensor mA = lay_make_tensor((void *)A, p2_layout_A(M, K, lda, a_kmajor)); /* (M,K) */
-    const lay_tensor mB = lay_make_tensor((void *)B, p2_layout_B(N, K, ldb, b_kmajor)); /* (N,K) */
-    const lay_tensor mC = lay_make_tensor((void *)C, p2_layout_C(M, N, ldc));           /* (M,N) */
-    const int n = blockIdx.x * P2_BLK + threadIdx.x;
-    const int m = blockIdx.y * P2_BLK + threadIdx.y;
-    if (m >= M || n >= N) return;
-    float acc = 0.0f;
-#define P2_LA(k) LAY_AT2(mA, const float, m, (k))
-#define P2_LB(k) LAY_AT2(mB, const float, n, (k))
-    P2_BATCHED_K_LOOP(acc, K, P2_LA, P2_LB);
-#undef P2_LA
-#undef P2_LB
-    float *c = &LAY_AT2(mC, float, m, n);
-    *c = (beta == 0.0f) ? alpha * acc : alpha * acc + beta * *c;
-}
-
-__global__ void gemm02_layout_batch(int M, int N, int K, float alpha, const float *A, int lda,
-                                    int a_kmajor, const float *B, int ldb, int b_kmajor,
-                                    float beta, float *C, int ldc) {
-    if (a_kmajor && !b_kmajor)
-        gemm02_batch_body(M, N, K, alpha, A, lda, 1, B, ldb, 0, beta, C, ldc);
-    else if (a_kmajor && b_kmajor)
-        gemm02_batch_body(M, N, K, alpha, A, lda, 1, B, ldb, 1, beta, C, ldc);
-    else if (b_kmajor)
-        gemm02_batch_body(M, N, K, alpha, A, lda, 0, B, ldb, 1, beta, C, ldc);
-    else
-        gemm02_batch_body(M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc);
-}
-
-__global__ void gemm02_hand_batch(int M, int N, int K, float alpha, const float *A, int lda,
-                                  int a_kmajor, const float *B, int ldb, int b_kmajor,
-                                  float beta, float *C, int ldc) {
-    const int n = blockIdx.x * P2_BLK + threadIdx.x;
-    const int m = blockIdx.y * P2_BLK + threadIdx.y;
-    if (m >= M || n >= N) return;
-    float acc = 0.0f;
-#define P2_HA(k) A[p2_hand_A(m, (k), lda, a_kmajor)]
-#define P2_HB(k) B[p2_hand_B(n, (k), ldb, b_kmajor)]
-    P2_BATCHED_K_LOOP(acc, K, P2_HA, P2_HB);
-#undef P2_HA
-#undef P2_HB
-    float *c = &C[p2_hand_C(m, n, ldc)];
-    *c = (beta == 0.0f) ? alpha * acc : alpha * acc + beta * *c;
-}
-
 /* The same kernel, slicing first (CuTe's mA(m,_)): the layouts give this thread's row of A,
  * row of B and element of C once, as an offset plus the stride of k, and the loop walks the
  * two 1-D slices. Every offset still comes from the layouts; what changes is that the loop
@@ -207,12 +138,6 @@ static cudaError_t launch_with(gemm02_kernel kernel, const gemm_problem *p, cuda
 static cudaError_t launch_layout(const gemm_problem *p, cudaStream_t s) {
     return launch_with(gemm02_layout, p, s);
 }
-static cudaError_t launch_layout_batch(const gemm_problem *p, cudaStream_t s) {
-    return launch_with(gemm02_layout_batch, p, s);
-}
-static cudaError_t launch_hand_batch(const gemm_problem *p, cudaStream_t s) {
-    return launch_with(gemm02_hand_batch, p, s);
-}
 static cudaError_t launch_row(const gemm_problem *p, cudaStream_t s) {
     return launch_with(gemm02_row, p, s);
 }
@@ -232,10 +157,6 @@ static const char *check02(const gemm_problem *p) {
 static const gemm_variant variants[] = {
     {"layout", "lesson 01 coalesced kernel, indexing through layouts mA, mB, mC",
      GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, check02, launch_layout},
-    {"layout_batch", "the layout kernel with the k loop in batches of 16 loads before the FMAs",
-     GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, check02, launch_layout_batch},
-    {"hand_batch", "hand-written index math, batched like layout_batch", GEMM_DT_BIT(GEMM_FP32),
-     GEMM_LAYOUT_ALL, 1, check02, launch_hand_batch},
     {"layout_row", "the same, slicing mA(m,_) and mB(n,_) once, then walking k by its stride",
      GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, check02, launch_row},
     {"hand", "the same kernel with hand-written index math", GEMM_DT_BIT(GEMM_FP32),
@@ -243,7 +164,7 @@ static const gemm_variant variants[] = {
 };
 
 /* Default operand order TT, as lesson 01, so that the two lessons compare directly. */
-static const gemm_lesson lesson = {"02_layout", "Layouts: one kernel for every operand order", 5,
+static const gemm_lesson lesson = {"02_layout", "Layouts: one kernel for every operand order", 3,
                                    variants, GEMM_LAYOUT_BIT(GEMM_TT)};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
