@@ -236,10 +236,7 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         } else if (!strcmp(name, "--variant")) {
             if (strlen(val) >= sizeof o->variant)
                 return fail(err, errlen, "bad --variant '%s'%s", val, "");
-            if (strcmp(val, "all") != 0) {
-                strcpy(o->variant, val);
-                o->explicit_variant = 1;
-            }
+            if (strcmp(val, "all") != 0) strcpy(o->variant, val);
         } else if (!strcmp(name, "--layout")) {
             if (parse_mask(val, harness_layout_parse, GEMM_LAYOUT_ALL, &o->layouts,
                            &o->explicit_layout, &o->layout_all))
@@ -306,26 +303,30 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
 
 /* ---- refusal ---------------------------------------------------------------------------- */
 
+/* The names of the bits set in mask (bit i = names[i]), joined by sep, into out (64 bytes:
+ * enough for every dtype or every layout name). */
+static void mask_names(char out[64], unsigned mask, const char *const *names, int count,
+                       const char *sep) {
+    out[0] = '\0';
+    for (int i = 0; i < count; ++i)
+        if (mask & (1u << i)) {
+            if (out[0]) strcat(out, sep);
+            strcat(out, names[i]);
+        }
+}
+
 const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int offset_elems,
                             char *buf, size_t len) {
     if (!(v->dtypes & GEMM_DT_BIT(p->dtype))) {
-        char list[64] = "";
-        for (int d = 0; d < GEMM_NDTYPES; ++d)
-            if (v->dtypes & GEMM_DT_BIT(d)) {
-                if (list[0]) strcat(list, ", ");
-                strcat(list, dtype_names[d]);
-            }
+        char list[64];
+        mask_names(list, v->dtypes, dtype_names, GEMM_NDTYPES, ", ");
         snprintf(buf, len, "variant '%s' does not support dtype %s (supported: %s)", v->name,
                  dtype_names[p->dtype], list);
         return buf;
     }
     if (!(v->layouts & GEMM_LAYOUT_BIT(p->layout))) {
-        char list[64] = "";
-        for (int l = 0; l < GEMM_NLAYOUTS; ++l)
-            if (v->layouts & GEMM_LAYOUT_BIT(l)) {
-                if (list[0]) strcat(list, ", ");
-                strcat(list, layout_names[l]);
-            }
+        char list[64];
+        mask_names(list, v->layouts, layout_names, GEMM_NLAYOUTS, ", ");
         snprintf(buf, len, "variant '%s' does not support layout %s (supported: %s)", v->name,
                  layout_names[p->layout], list);
         return buf;
@@ -706,11 +707,10 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
     /* float64 CPU reference: all rows for small problems, a few rows otherwise. It checks
      * cuBLAS (the reference) as well as the lesson. */
     if (!reason[0]) {
-        long long a_n = a_elems, b_n = b_elems;
-        float *hA = (float *)xmalloc((size_t)a_n * sizeof(float));
-        float *hB = (float *)xmalloc((size_t)b_n * sizeof(float));
-        to_host_float(hA, dA, dt, a_n, NULL);
-        to_host_float(hB, dB, dt, b_n, NULL);
+        float *hA = (float *)xmalloc((size_t)a_elems * sizeof(float));
+        float *hB = (float *)xmalloc((size_t)b_elems * sizeof(float));
+        to_host_float(hA, dA, dt, a_elems, NULL);
+        to_host_float(hB, dB, dt, b_elems, NULL);
         int full = (long long)M * N * K <= HARNESS_F64_FULL_MNK;
         int rows[HARNESS_F64_SAMPLE_ROWS] = {0, M - 1, M / 2, (int)((seed >> 8) % (unsigned)M)};
         int nblocks = full ? 1 : HARNESS_F64_SAMPLE_ROWS;
@@ -822,11 +822,9 @@ static void list_variants(const gemm_lesson *L) {
     printf("%s: %s\n", L->id, L->title);
     for (int i = 0; i < L->nvariants; ++i) {
         const gemm_variant *v = &L->variants[i];
-        char dts[64] = "", lays[64] = "";
-        for (int d = 0; d < GEMM_NDTYPES; ++d)
-            if (v->dtypes & GEMM_DT_BIT(d)) { if (dts[0]) strcat(dts, ","); strcat(dts, dtype_names[d]); }
-        for (int l = 0; l < GEMM_NLAYOUTS; ++l)
-            if (v->layouts & GEMM_LAYOUT_BIT(l)) { if (lays[0]) strcat(lays, ","); strcat(lays, layout_names[l]); }
+        char dts[64], lays[64];
+        mask_names(dts, v->dtypes, dtype_names, GEMM_NDTYPES, ",");
+        mask_names(lays, v->layouts, layout_names, GEMM_NLAYOUTS, ",");
         printf("  %-20s %-15s %-12s align %-2d %s\n", v->name, dts, lays, v->align, v->summary);
     }
 }

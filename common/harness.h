@@ -116,9 +116,9 @@ typedef struct harness_opts {
     int sizes[HARNESS_MAX_SIZES][3]; /* M, N, K */
     unsigned layouts;                /* GEMM_LAYOUT_BIT mask; 0 = the lesson's default */
     unsigned dtypes;                 /* GEMM_DT_BIT mask */
-    int explicit_layout, explicit_dtype, explicit_variant; /* given as a single value */
+    int explicit_layout, explicit_dtype; /* given as a single value */
     int layout_all, dtype_all;       /* given as 'all' */
-    char variant[64];                /* "" = every variant */
+    char variant[64];                /* "" = every variant (--variant all or not given) */
     float alpha, beta;
     int iters, warmup;
     int check_only;
