@@ -20,6 +20,14 @@ cudaError_t harness_dev_fill(void *p, gemm_dtype dtype, long long n, unsigned lo
 cudaError_t harness_dev_fill_value(void *p, gemm_dtype dtype, long long n, float v,
                                    cudaStream_t s);
 
+/* Fills the shared memory of every SM with 0xFF bytes (NaN in every dtype) by running a
+ * kernel that takes the opt-in maximum of dynamic shared memory per block, 4 blocks per SM.
+ * Run before each checked launch, so a kernel that reads shared memory it has not written
+ * in this launch reads NaN (and fails the check) instead of whatever the previous kernel
+ * left there, which may happen to be right. Best effort: the hardware does not promise which
+ * SM runs which block. Returns the first CUDA error. */
+cudaError_t harness_dev_poison_smem(cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,3 +61,26 @@ extern "C" cudaError_t harness_dev_fill_value(void *p, gemm_dtype dt, long long 
     fill_value_kernel<<<grid_for(n), 256, 0, s>>>(p, dt, n, v);
     return cudaGetLastError();
 }
+
+/* Writes 0xFF bytes (a NaN in fp32, fp16 and bf16) over all the dynamic shared memory of the
+ * block. Launched with the opt-in maximum so each block covers an SM's whole carve-out. */
+__global__ void poison_smem_kernel(int words) {
+    extern __shared__ unsigned poison_smem[];
+    for (int i = threadIdx.x; i < words; i += blockDim.x) poison_smem[i] = 0xFFFFFFFFu;
+    __syncthreads(); /* keep the stores: the block ends only after all of them */
+}
+
+extern "C" cudaError_t harness_dev_poison_smem(cudaStream_t s) {
+    int dev, sms, bytes;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(poison_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 bytes);
+    if (e != cudaSuccess) return e;
+    /* one block fills one SM; 4 waves so that every SM gets at least one block */
+    poison_smem_kernel<<<4 * sms, 1024, (size_t)bytes, s>>>(bytes / 4);
+    return cudaGetLastError();
+}

@@ -243,9 +243,16 @@ static __device__ __forceinline__ void p4_ldg_tile(const p4_copy_plan *pl, const
             if (n == 4) {
                 r = *(const float4 *)src; /* LDG.128 */
             } else {
+                /* Also right for n == 4, which never gets here in C. But nvcc 13.0's ptxas
+                 * (sm_90) compiled the prologue's `n == 4` test of the x-major copy into the
+                 * predicate of a VIMNMX that was false for n == 4, and sent every full vector
+                 * here: the 4th float of each vector of k_tile 0 was lost (measured on the
+                 * H200, notes/perf.md run 7). With the n > 3 load the result no longer
+                 * depends on which way the branch goes. */
                 if (n > 0) r.x = src[0];
                 if (n > 1) r.y = src[1];
                 if (n > 2) r.z = src[2];
+                if (n > 3) r.w = src[3];
             }
             rS[4 * v] = r.x;
             rS[4 * v + 1] = r.y;
@@ -413,11 +420,10 @@ static const char *check_grid_128x256(const gemm_problem *p) { return check_comm
 #define FP32 GEMM_DT_BIT(GEMM_FP32)
 /* The first entry is the default: the fastest at 4096^3 on the H200 (notes/perf.md, run 3).
  * A 2-CTA/SM 128x128x8 variant was removed after it failed the same way (run 3). */
-/* The register-staged (ldg128_*) kernels are limited to TN: on the H200 (runs 3 and 4) they
- * computed wrong results for M- or N-major operands on the 16-byte path (one k_tile missing
- * for some elements, only in the first such kernel a process runs: stale shared memory
- * suspected). TN (both K-major) passed every case. The cp.async kernels handle all orders. */
-#define LDG_LAYOUTS GEMM_LAYOUT_BIT(GEMM_TN)
+/* The register-staged (ldg128_*) kernels handle every operand order. (Runs 3-5 limited them to
+ * TN: their x-major 16-byte copy lost a float per vector of k_tile 0, a ptxas miscompile worked
+ * around in p4_ldg_tile; notes/perf.md run 7.) */
+#define LDG_LAYOUTS GEMM_LAYOUT_ALL
 static const gemm_variant variants[] = {
     {"ldg128_128x256x8", "128x256x8, 64x64 warp, 16x8/thread, LDG.128 -> regs -> STS, 2 buffers",
      FP32, LDG_LAYOUTS, 1, check_grid_128x256, launch_gemm04_ldg_n256},
