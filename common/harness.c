@@ -79,7 +79,7 @@ void harness_usage(FILE *f, const char *prog) {
             "  --size MxNxK       problem size (repeatable, or comma-separated list)\n"
             "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
             "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
-            "  --variant NAME     one variant (see --list) or 'all' (default: all)\n"
+            "  --variant NAMES    variants, comma-separated (see --list), or 'all' (default: all)\n"
             "  --layout L         TN | NT | NN | TT | all, or a comma list\n"
             "                     (default: the lesson's, TN unless its README says otherwise)\n"
             "  --dtype D          fp32 | fp16 | bf16 | all, or a comma list\n"
@@ -847,11 +847,29 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
     /* which variants */
     const gemm_variant *sel[HARNESS_MAX_VARIANTS];
     int nsel = 0;
-    for (int i = 0; i < lesson->nvariants && nsel < HARNESS_MAX_VARIANTS; ++i)
-        if (!o.variant[0] || !strcmp(o.variant, lesson->variants[i].name))
+    if (!o.variant[0]) {
+        for (int i = 0; i < lesson->nvariants && nsel < HARNESS_MAX_VARIANTS; ++i)
             sel[nsel++] = &lesson->variants[i];
+    } else { /* a comma-separated list of names, run in the order given */
+        char names[sizeof o.variant];
+        memcpy(names, o.variant, sizeof names);
+        for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            int found = 0;
+            for (int i = 0; i < lesson->nvariants && !found; ++i)
+                if (!strcmp(tok, lesson->variants[i].name)) {
+                    found = 1;
+                    if (nsel < HARNESS_MAX_VARIANTS) sel[nsel++] = &lesson->variants[i];
+                }
+            if (!found) {
+                fprintf(stderr, "%s: lesson %s has no variant '%s' (see --list)\n", prog,
+                        lesson->id, tok);
+                return HARNESS_EXIT_USAGE;
+            }
+        }
+    }
     if (!nsel) {
-        fprintf(stderr, "%s: lesson %s has no variant '%s' (see --list)\n", prog, lesson->id, o.variant);
+        fprintf(stderr, "%s: bad --variant '%s': no variant named\n", prog, o.variant);
         return HARNESS_EXIT_USAGE;
     }
 

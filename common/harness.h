@@ -118,7 +118,8 @@ typedef struct harness_opts {
     unsigned dtypes;                 /* GEMM_DT_BIT mask */
     int explicit_layout, explicit_dtype; /* given as a single value */
     int layout_all, dtype_all;       /* given as 'all' */
-    char variant[64];                /* "" = every variant (--variant all or not given) */
+    char variant[256];               /* "" = every variant (--variant all or not given), else
+                                        a comma-separated list of variant names */
     float alpha, beta;
     int iters, warmup;
     int check_only;

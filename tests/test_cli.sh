@@ -41,6 +41,12 @@ if [ -x "$BUILD/01_naive/run" ]; then
     check "01 fp16 refused" 2 "does not support dtype fp16" "$BUILD/01_naive/run" --dtype fp16
     n=$("$BUILD/01_naive/run" --dtype fp16 --variant coalesced 2>&1 | grep -c "refused:")
     [ "$n" = 1 ] || { fail=$((fail+1)); echo "FAIL refusal should be one line, got $n"; }
+    # --variant takes a comma-separated list: each name is checked, each selected one planned
+    check "01 variant list, bad name" 2 "has no variant 'nope'" \
+        "$BUILD/01_naive/run" --variant coalesced,nope
+    check "01 variant list, empty" 2 "bad --variant" "$BUILD/01_naive/run" --variant ,
+    n=$("$BUILD/01_naive/run" --dtype fp16 --variant coalesced,uncoalesced 2>&1 | grep -c "refused:")
+    [ "$n" = 2 ] || { fail=$((fail+1)); echo "FAIL two listed variants: want 2 refusals, got $n"; }
 fi
 echo "cli: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -405,6 +405,36 @@ static int p4_ldg_mode(int kmajor, const void *ptr, long long ld) {
 #define K_PEEL 1
 #include "kernel_ldg.cuh"
 
+/* 4 warps of 64x64 (128 threads, 128 accumulators each) and 2 CTAs per SM: the same 8 warps
+ * per SM as the 128x256 tile, but in two independent CTAs, so one CTA's barrier waits and
+ * prologue/epilogue overlap the other's FFMAs (cuBLAS's SGEMM on the H200 is built this way,
+ * notes/perf.md run 7). */
+#define K_NAME gemm04_ldg_4w
+#define K_BLK_M CFG_L4W_BLK_M
+#define K_BLK_N CFG_L4W_BLK_N
+#define K_BLK_K CFG_L4W_BLK_K
+#define K_WARP_M CFG_L4W_WARP_M
+#define K_WARP_N CFG_L4W_WARP_N
+#define K_THR_M CFG_L4W_THR_M
+#define K_THR_N CFG_L4W_THR_N
+#define K_MINB 2
+#define K_FRAG2 1
+#define K_PEEL 1
+#include "kernel_ldg.cuh"
+
+#define K_NAME gemm04_ldg_4w_t
+#define K_BLK_M CFG_L4T_BLK_M
+#define K_BLK_N CFG_L4T_BLK_N
+#define K_BLK_K CFG_L4T_BLK_K
+#define K_WARP_M CFG_L4T_WARP_M
+#define K_WARP_N CFG_L4T_WARP_N
+#define K_THR_M CFG_L4T_THR_M
+#define K_THR_N CFG_L4T_THR_N
+#define K_MINB 2
+#define K_FRAG2 1
+#define K_PEEL 1
+#include "kernel_ldg.cuh"
+
 /* Refusals: the grid is 1-D (grouped rasterization), limited to 2^31-1 CTAs, and offsets
  * inside an operand tile are 32-bit (P4_MAX_LD). */
 static const char *check_common(const gemm_problem *p, int blk_m, int blk_n) {
@@ -441,6 +471,10 @@ static const gemm_variant variants[] = {
      LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_1cta},
     {"ldg128_128x128x16", "128x128x16, 8x8/thread, LDG.128 -> regs -> STS, 2 buffers", FP32,
      LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_k16},
+    {"ldg128_128x128x8_4w", "128x128x8, 4 warps of 64x64, 16x8/thread, 2 CTAs/SM, LDG.128 -> "
+     "regs -> STS", FP32, LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w},
+    {"ldg128_128x128x8_4w_8x16", "as ldg128_128x128x8_4w with 8x16 per thread", FP32,
+     LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w_t},
 };
 #undef FP32
 

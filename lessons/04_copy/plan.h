@@ -116,6 +116,24 @@
 #define CFG_L16_THR_N 8
 #define CFG_L16_STAGES 2
 
+#define CFG_L4W_BLK_M 128 /* "ldg128_128x128x8_4w": 4 warps of 64x64, 16x8/thread, 2 CTAs/SM */
+#define CFG_L4W_BLK_N 128
+#define CFG_L4W_BLK_K 8
+#define CFG_L4W_WARP_M 64
+#define CFG_L4W_WARP_N 64
+#define CFG_L4W_THR_M 16
+#define CFG_L4W_THR_N 8
+#define CFG_L4W_STAGES 2
+
+#define CFG_L4T_BLK_M 128 /* "ldg128_128x128x8_4w_8x16": the same, 8x16/thread (lanes 8x4) */
+#define CFG_L4T_BLK_N 128
+#define CFG_L4T_BLK_K 8
+#define CFG_L4T_WARP_M 64
+#define CFG_L4T_WARP_N 64
+#define CFG_L4T_THR_M 8
+#define CFG_L4T_THR_N 16
+#define CFG_L4T_STAGES 2
+
 /* Padding of each k row of a transposed smem tile, in floats. With BLK_X a multiple of 32 the
  * row pitch BLK_X+4 is 4 (mod 32) banks, so the 4-byte transposing copy (P4_COPY_K4: a warp
  * writes 8 k x 4 x) hits banks 4*k + x, all 32 different, and rows stay 16-byte aligned. */
