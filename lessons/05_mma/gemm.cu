@@ -22,6 +22,12 @@
  *              (with a swizzle instead of padding).
  *   padded_k32 the padded kernel with BLK_K = 32 (rows of 40 halves): the same work in K
  *              tiles half as long, to measure what the longer K tile buys.
+ *   Candidates for issue #5 (same tiles, padding and 2 stages; a tighter main loop, see
+ *   gemm_mma_db below):
+ *   padded_db      one barrier per K tile, fragments double-buffered across k-steps and
+ *                  tiles, copies of tile k+2 issued right after the barrier, serpentine MMAs
+ *   padded_db_int  padded_db + unpredicated copies while the tile lies inside A and B
+ *   db_int_128x256 padded_db_int on a 128x256 CTA tile (8 warps, 2x4; 108 KiB, 1 CTA/SM)
  *
  * Limits (refused with a message by the harness, never a fault):
  *   layout TN only (A K-major, B K-major; other orders need ldmatrix.trans, see lesson 06);
@@ -96,6 +102,40 @@ static __device__ __forceinline__ void load_tile(uint16_t *s,            /* (ROW
         const uint16_t *src = valid ? g + (long long)row * ld + col : safe;
         ptx_cp_async_cg16(ptx_smem_u32(s + row * SROW + col), src, valid * 2);
     }
+}
+
+/* ---- epilogue: C = alpha*acc + beta*C for one warp tile at (wm0, wn0) ------------------
+ * lane l holds rows g, g+8 and columns 2t, 2t+1 of each atom (g = l/4, t = l%4). */
+template <int BF16>
+static __device__ __forceinline__ void store_c(const float acc[MI][NI][4], int M, int N,
+                                               float alpha, float beta, uint16_t *C,
+                                               long long ldc, int wm0, int wn0, int lane) {
+    const int g = lane / 4, t = lane % 4;
+    const int pair_ok = (ldc % 2 == 0) && (((uintptr_t)C & 3) == 0);
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int m = wm0 + i * MMA_M + g + 8 * h;
+                const int n = wn0 + j * MMA_N + 2 * t;
+                if (m >= M || n >= N) continue;
+                uint16_t *c = C + (long long)m * ldc + n;
+                const int two = n + 1 < N;
+                float v0 = alpha * acc[i][j][2 * h], v1 = alpha * acc[i][j][2 * h + 1];
+                if (beta != 0.0f) {                    /* C is read only when beta != 0 */
+                    v0 += beta * elem_to_f32(c[0], BF16);
+                    if (two) v1 += beta * elem_to_f32(c[1], BF16);
+                }
+                if (two && pair_ok) {
+                    *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
+                                     ((uint32_t)f32_to_elem(v1, BF16) << 16);
+                } else {
+                    c[0] = f32_to_elem(v0, BF16);
+                    if (two) c[1] = f32_to_elem(v1, BF16);
+                }
+            }
 }
 
 /* C tile (BLK_M, BLK_N) at (blockIdx.y, blockIdx.x). 4 warps, warp w owns the 64x64 block
@@ -181,33 +221,174 @@ gemm_mma(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long 
         __syncthreads();                               /* stage cur is free for tile kt+2 */
     }
 
-    /* epilogue: lane l holds rows g, g+8 and columns 2t, 2t+1 of each atom (g = l/4, t = l%4) */
-    const int g = lane / 4, t = lane % 4;
-    const int pair_ok = (ldc % 2 == 0) && (((uintptr_t)C & 3) == 0);
+    store_c<BF16>(acc, M, N, alpha, beta, C, ldc, m0 + wm * WARP_M, n0 + wn * WARP_N, lane);
+}
+
+/* ---- variants padded_db and padded_db_int: the same tiles, a tighter main loop ------------
+ * Same CTA/warp/atom tiles, same padded smem, same 2 stages; what changes is the schedule:
+ *  1. One __syncthreads per K tile (at its last k-step) instead of two. The barrier says both
+ *     "tile kt+1 has landed everywhere" and "every warp has finished reading stage kt%2", so
+ *     the copies of tile kt+2 go into stage kt%2 right after it: they have a whole K tile of
+ *     MMAs to land in, as in the simple kernel.
+ *  2. Fragments double-buffered: the ldmatrix of k-step kk+1 are issued before the MMAs of
+ *     k-step kk (at the last k-step, those of the next tile's k-step 0), so no MMA waits for
+ *     shared memory. Costs 64 registers (two fragment buffers), which the budget of 2 CTAs/SM
+ *     (255 per thread) allows.
+ *  3. The K loop is unrolled by the 2 stages: stage offsets become immediates.
+ *  4. (padded_db_int) While the tile being copied lies wholly inside A and B, its 16 copies
+ *     take no predicates: one pointer per operand and a 32-bit row step (the predicated
+ *     copies of load_tile cost ~15 instructions each). The loop exists twice, as in lesson 06.
+ * The MMAs of a k-step run in serpentine order (row i even: j up, odd: j down), so the B
+ * fragment at each turn is reused at once. */
+template <int BF16, int INTERIOR, int WN>
+__global__ void __launch_bounds__(32 * WARPS_M * WN)
+gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long long lda,
+            const uint16_t *__restrict__ B, long long ldb, float beta, uint16_t *C,
+            long long ldc) {
+    enum {
+        BN = WN * WARP_N, NT = 32 * WARPS_M * WN,         /* CTA tile BLK_M x BN, NT threads */
+        BK = BLK_K, KSTEPS = BK / MMA_K, SROW = BK + PAD_HALVES,
+        A_STAGE = BLK_M * SROW, B_STAGE = BN * SROW,   /* halves per stage */
+        RSTEP = NT / (BK / 8),                            /* rows between a thread's copies */
+        NA = BLK_M / RSTEP, NB = BN / RSTEP               /* copies per thread and tile */
+    };
+    static_assert(KSTEPS % 2 == 0, "the fragment buffer of k-step 0 must be buffer 0");
+    extern __shared__ __align__(16) uint16_t smem[];
+    uint16_t *sA = smem;                                   /* (BLK_M,SROW,stage) */
+    uint16_t *sB = smem + STAGES * A_STAGE;                /* (BN,SROW,stage) */
+    const uint32_t sA_u = ptx_smem_u32(sA), sB_u = ptx_smem_u32(sB);
+
+    const int lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
+    const int wm = warp / WN, wn = warp % WN;
+    const int m0 = blockIdx.y * BLK_M, n0 = blockIdx.x * BN;
+    const uint16_t *gA = A + (long long)m0 * lda;          /* (BLK_M,K) */
+    const uint16_t *gB = B + (long long)n0 * ldb;          /* (BN,K) */
+    const int ktiles = (K + BK - 1) / BK;
+
+    float acc[MI][NI][4];
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j)
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int m = m0 + wm * WARP_M + i * MMA_M + g + 8 * h;
-                const int n = n0 + wn * WARP_N + j * MMA_N + 2 * t;
-                if (m >= M || n >= N) continue;
-                uint16_t *c = C + (long long)m * ldc + n;
-                const int two = n + 1 < N;
-                float v0 = alpha * acc[i][j][2 * h], v1 = alpha * acc[i][j][2 * h + 1];
-                if (beta != 0.0f) {                    /* C is read only when beta != 0 */
-                    v0 += beta * elem_to_f32(c[0], BF16);
-                    if (two) v1 += beta * elem_to_f32(c[1], BF16);
-                }
-                if (two && pair_ok) {
-                    *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
-                                     ((uint32_t)f32_to_elem(v1, BF16) << 16);
-                } else {
-                    c[0] = f32_to_elem(v0, BF16);
-                    if (two) c[1] = f32_to_elem(v1, BF16);
-                }
-            }
+            for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+
+    /* ldmatrix row addresses in bytes, stage 0, k-step 0 (same lanes as gemm_mma) */
+    const uint32_t a_frag = sA_u + 2 * ((wm * WARP_M + lane % 16) * SROW + (lane / 16) * 8);
+    const uint32_t b_frag =
+        sB_u + 2 * ((wn * WARP_N + lane % 8 + 8 * (lane / 16)) * SROW + ((lane / 8) % 2) * 8);
+    uint32_t ra[2][MI][4], rb[2][NI][2];                   /* fragments, two k-steps */
+
+    /* copy plan: copy i of this thread is row crow + i*RSTEP, chunk column ccol (the chunk
+     * load_tile numbers idx = tid + i*NT); the smem offsets of copies i differ by
+     * constants, the gmem ones by i row steps */
+    const int crow = threadIdx.x / (BK / 8), ccol = (threadIdx.x % (BK / 8)) * 8;
+    const uint16_t *ca = gA + (long long)crow * lda + ccol;
+    const uint16_t *cb = gB + (long long)crow * ldb + ccol;
+    const uint32_t ca_rowb = (uint32_t)(RSTEP * lda * 2), cb_rowb = (uint32_t)(RSTEP * ldb * 2);
+    const uint32_t cs_a = sA_u + 2 * (crow * SROW + ccol), cs_b = sB_u + 2 * (crow * SROW + ccol);
+    /* predicated copies: rows left below copy 0 (copy i is valid if i*RSTEP < rows), steps */
+    const int a_rows = M - m0 - crow, b_rows = N - n0 - crow;
+    const long long a_step = RSTEP * lda, b_step = RSTEP * ldb;
+    /* tiles [0, kfull) lie inside A and B for this CTA (and row offsets fit 32 bits) */
+    const int kfull = INTERIOR && m0 + BLK_M <= M && n0 + BN <= N &&
+                              (long long)BLK_M * lda < (1LL << 30) &&
+                              (long long)BN * ldb < (1LL << 30)
+                          ? K / BK : 0;
+
+/* fragments of k-step kk of stage st into buffer buf */
+#define DB_FRAGS(buf, st, kk)                                                                  \
+    do {                                                                                       \
+        const uint32_t a_ = a_frag + (st) * (2 * A_STAGE) + (kk) * (2 * MMA_K);               \
+        const uint32_t b_ = b_frag + (st) * (2 * B_STAGE) + (kk) * (2 * MMA_K);               \
+        _Pragma("unroll") for (int i_ = 0; i_ < MI; ++i_)                                      \
+            ptx_ldmatrix_x4(ra[buf][i_], a_ + i_ * (2 * MMA_M * SROW));                        \
+        _Pragma("unroll") for (int j_ = 0; j_ < NI; j_ += 2) {                                 \
+            uint32_t r_[4];                                                                    \
+            ptx_ldmatrix_x4(r_, b_ + j_ * (2 * MMA_N * SROW));                                 \
+            rb[buf][j_][0] = r_[0]; rb[buf][j_][1] = r_[1];                                    \
+            rb[buf][j_ + 1][0] = r_[2]; rb[buf][j_ + 1][1] = r_[3];                            \
+        }                                                                                      \
+    } while (0)
+/* all copies of K tile kt into stage st, then commit (an empty group past the end of K) */
+#define DB_COPIES(st, kt, INT)                                                                 \
+    do {                                                                                       \
+        if (INT) {                                                                             \
+            const uint16_t *pa_ = ca + (kt) * BK, *pb_ = cb + (kt) * BK;                       \
+            _Pragma("unroll") for (int i_ = 0; i_ < NA; ++i_)                                  \
+                ptx_cp_async_cg16_row(cs_a + (st) * (2 * A_STAGE) + i_ * (2 * RSTEP * SROW),   \
+                                      pa_, ca_rowb, i_);                                       \
+            _Pragma("unroll") for (int i_ = 0; i_ < NB; ++i_)                                  \
+                ptx_cp_async_cg16_row(cs_b + (st) * (2 * B_STAGE) + i_ * (2 * RSTEP * SROW),   \
+                                      pb_, cb_rowb, i_);                                       \
+        } else if ((kt) < ktiles) {                                                            \
+            int kb_ = 2 * (K - (kt) * BK - ccol); /* bytes of this chunk inside K */           \
+            kb_ = kb_ < 0 ? 0 : (kb_ > 16 ? 16 : kb_);                                         \
+            const uint16_t *pa_ = ca + (kt) * BK, *pb_ = cb + (kt) * BK;                       \
+            _Pragma("unroll") for (int i_ = 0; i_ < NA; ++i_) {                                \
+                const int n_ = i_ * RSTEP < a_rows ? kb_ : 0;                                  \
+                ptx_cp_async_cg16(cs_a + (st) * (2 * A_STAGE) + i_ * (2 * RSTEP * SROW),       \
+                                  n_ ? pa_ : A, n_);                                           \
+                pa_ += a_step;                                                                 \
+            }                                                                                  \
+            _Pragma("unroll") for (int i_ = 0; i_ < NB; ++i_) {                                \
+                const int n_ = i_ * RSTEP < b_rows ? kb_ : 0;                                  \
+                ptx_cp_async_cg16(cs_b + (st) * (2 * B_STAGE) + i_ * (2 * RSTEP * SROW),       \
+                                  n_ ? pb_ : B, n_);                                           \
+                pb_ += b_step;                                                                 \
+            }                                                                                  \
+        }                                                                                      \
+        ptx_cp_async_commit();                                                                 \
+    } while (0)
+/* K tile kt from stage cur (a constant). INT: the copies of tile kt+2 are interior. At the
+ * last k-step: wait for tile kt+1, barrier, its first fragments, copies of kt+2 into cur. */
+#define DB_K_TILE(cur, INT)                                                                    \
+    _Pragma("unroll") for (int kk = 0; kk < KSTEPS; ++kk) {                                    \
+        if (kk < KSTEPS - 1) {                                                                 \
+            DB_FRAGS((kk + 1) % 2, cur, kk + 1);                                               \
+        } else if ((INT) || kt + 1 < ktiles) {                                                 \
+            PTX_CP_ASYNC_WAIT(0);                                                              \
+            __syncthreads();                                                                   \
+            DB_FRAGS(0, (cur) ^ 1, 0);                                                         \
+            DB_COPIES(cur, kt + 2, INT);                                                       \
+        }                                                                                      \
+        _Pragma("unroll") for (int i = 0; i < MI; ++i)                                         \
+        _Pragma("unroll") for (int jj = 0; jj < NI; ++jj) {                                    \
+            const int j = i % 2 ? NI - 1 - jj : jj;                                            \
+            if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);          \
+            else      ptx_mma_m16n8k16_f16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);           \
+        }                                                                                      \
+    }
+
+    /* prologue: tiles 0 and 1 in flight, wait for tile 0, its first fragments */
+    DB_COPIES(0, 0, 0);
+    DB_COPIES(1, 1, 0);
+    PTX_CP_ASYNC_WAIT(1);
+    __syncthreads();
+    DB_FRAGS(0, 0, 0);
+
+    int kt = 0;
+    if (INTERIOR)   /* while tiles kt+2 and kt+3 (copied in this pair) are interior */
+        for (; kt + 3 < kfull; kt += 2) {
+            DB_K_TILE(0, 1)
+            ++kt;
+            DB_K_TILE(1, 1)
+            --kt;
+        }
+    for (; kt + 1 < ktiles; kt += 2) {
+        DB_K_TILE(0, 0)
+        ++kt;
+        DB_K_TILE(1, 0)
+        --kt;
+    }
+    if (kt < ktiles) { DB_K_TILE(0, 0) }
+#undef DB_K_TILE
+#undef DB_COPIES
+#undef DB_FRAGS
+    ptx_cp_async_wait_all(); /* only empty groups can be left */
+
+    store_c<BF16>(acc, M, N, alpha, beta, C, ldc, m0 + wm * WARP_M, n0 + wn * WARP_N, lane);
 }
 
 template <int BF16, int PAD, int BK>
@@ -240,6 +421,36 @@ static cudaError_t launch_padded_k32(const gemm_problem *p, cudaStream_t s) {
     return launch_mma<PAD_HALVES, 32>(p, s);
 }
 
+template <int BF16, int INTERIOR, int WN>
+static cudaError_t launch_db_one(const gemm_problem *p, cudaStream_t s) {
+    const int bn = WN * WARP_N;
+    const size_t smem = (size_t)STAGES * (BLK_M + bn) * (BLK_K + PAD_HALVES) * 2;
+    void (*kernel)(int, int, int, float, const uint16_t *, long long, const uint16_t *,
+                   long long, float, uint16_t *, long long) = gemm_mma_db<BF16, INTERIOR, WN>;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem);
+    if (e != cudaSuccess) return e;
+    dim3 grid((p->n + bn - 1) / bn, (p->m + BLK_M - 1) / BLK_M);
+    kernel<<<grid, dim3(32 * WARPS_M * WN), smem, s>>>(
+        p->m, p->n, p->k, p->alpha, (const uint16_t *)p->A, p->lda, (const uint16_t *)p->B,
+        p->ldb, p->beta, (uint16_t *)p->C, p->ldc);
+    return cudaGetLastError();
+}
+template <int INTERIOR, int WN>
+static cudaError_t launch_db(const gemm_problem *p, cudaStream_t s) {
+    return p->dtype == GEMM_BF16 ? launch_db_one<1, INTERIOR, WN>(p, s)
+                                 : launch_db_one<0, INTERIOR, WN>(p, s);
+}
+static cudaError_t launch_padded_db(const gemm_problem *p, cudaStream_t s) {
+    return launch_db<0, WARPS_N>(p, s);
+}
+static cudaError_t launch_padded_db_int(const gemm_problem *p, cudaStream_t s) {
+    return launch_db<1, WARPS_N>(p, s);
+}
+static cudaError_t launch_db_int_128x256(const gemm_problem *p, cudaStream_t s) {
+    return launch_db<1, 4>(p, s);
+}
+
 /* Beyond the harness's own checks (dtype, layout, align = 8). */
 static const char *check_mma(const gemm_problem *p) {
     if (!p->a_kmajor || !p->b_kmajor)
@@ -258,6 +469,12 @@ static const gemm_variant variants[] = {
      DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_unpadded},
     {"padded_k32", "128x128x32 CTA (BLK_K = 32), otherwise as padded",
      DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_k32},
+    {"padded_db", "padded, one barrier per K tile, fragments double-buffered, serpentine MMAs",
+     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_db},
+    {"padded_db_int", "padded_db + unpredicated copies while the tile lies inside A and B",
+     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_db_int},
+    {"db_int_128x256", "padded_db_int on a 128x256 CTA tile: 8 warps (2x4), 1 CTA/SM",
+     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_db_int_128x256},
 };
 
 static const gemm_lesson lesson = {"05_mma", "Tensor Cores: ldmatrix + mma.sync m16n8k16",
