@@ -6,7 +6,8 @@
 #      SM clock and power sampled meanwhile (clocks.csv)
 #   2. quick correctness of the new variants: odd sizes, beta 0.5, K not a multiple of the
 #      tile, K-tile counts around the unrolled loops' turn lengths, --offset 1 where accepted
-#   3. (NCU=1) ncu stall breakdown of the best candidates (adds ~1 min)
+#   3. (NCU=1) ncu stall breakdown of the best candidates (adds ~1-2 min)
+# PASSES=1 halves part 1.
 # Candidates (see the variant tables): 05 padded_db, padded_db_int, db_int_128x256;
 # 06 128x256x64_s3_u, 128x128x64_s3_u, 128x256x64_s4_mb.
 # Needs build/05_mma/run and build/06_swizzle/run (built on the CPU machine, carried over):
@@ -59,7 +60,7 @@ say "   timing 05: $V05"
 echo "== 1. timing 4096^3 (median of 20)"
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms 250 > "$OUT/clocks.csv" 2>/dev/null &
 SMI=$!
-for pass in 1 2; do
+for pass in $(seq 1 ${PASSES:-2}); do
     say "-- pass $pass: 06"
     run 150 $L06 --variant $V06 --dtype fp16,bf16 --size $S --iters 20 --csv "$OUT/times.csv"; rows | tee -a "$OUT/summary.txt"
     say "-- pass $pass: 05"
@@ -93,8 +94,7 @@ chk $L06 $C06 "every layout" --dtype bf16 --layout all --size 129x257x33,128x128
 say "   ($(( $(date +%s) - T0 )) s so far)"
 
 echo "== compute-sanitizer on the mbarrier and the 05 interior candidates (small, interior + edges)"
-for tv in "memcheck 128x256x64_s4_mb $L06" "racecheck 128x256x64_s4_mb $L06" "synccheck 128x256x64_s4_mb $L06" \
-          "memcheck padded_db_int $L05" "racecheck padded_db_int $L05"; do
+for tv in "memcheck 128x256x64_s4_mb $L06" "racecheck 128x256x64_s4_mb $L06" "memcheck padded_db_int $L05"; do
     set -- $tv
     timeout 60 compute-sanitizer --tool $1 --error-exitcode 99 $3 --variant $2 --check-only --dtype fp16 --size 256x512x512,300x260x520 --beta 0.5 > "$OUT/san_$1_$2.txt" 2>&1
     say "  $1 $2: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$1_$2.txt" | head -1)"
