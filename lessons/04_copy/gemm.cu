@@ -418,22 +418,14 @@ static int p4_ldg_mode(int kmajor, const void *ptr, long long ld) {
 #define K_THR_M CFG_L4W_THR_M
 #define K_THR_N CFG_L4W_THR_N
 #define K_MINB 2
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define K_FRAG2 0 /* sm_80's ptxas spills the double-buffered fragments at 255 registers */
+#else
 #define K_FRAG2 1
+#endif
 #define K_PEEL 1
 #include "kernel_ldg.cuh"
 
-#define K_NAME gemm04_ldg_4w_t
-#define K_BLK_M CFG_L4T_BLK_M
-#define K_BLK_N CFG_L4T_BLK_N
-#define K_BLK_K CFG_L4T_BLK_K
-#define K_WARP_M CFG_L4T_WARP_M
-#define K_WARP_N CFG_L4T_WARP_N
-#define K_THR_M CFG_L4T_THR_M
-#define K_THR_N CFG_L4T_THR_N
-#define K_MINB 2
-#define K_FRAG2 1
-#define K_PEEL 1
-#include "kernel_ldg.cuh"
 
 /* Refusals: the grid is 1-D (grouped rasterization), limited to 2^31-1 CTAs, and offsets
  * inside an operand tile are 32-bit (P4_MAX_LD). */
@@ -448,13 +440,14 @@ static const char *check_grid_128x128(const gemm_problem *p) { return check_comm
 static const char *check_grid_128x256(const gemm_problem *p) { return check_common(p, 128, 256); }
 
 #define FP32 GEMM_DT_BIT(GEMM_FP32)
-/* The first entry is the default: the fastest at 4096^3 on the H200 (notes/perf.md, run 3).
- * A 2-CTA/SM 128x128x8 variant was removed after it failed the same way (run 3). */
-/* The register-staged (ldg128_*) kernels handle every operand order. (Runs 3-5 limited them to
+/* The first entry is the default: the fastest at 4096^3 on the H200 (notes/perf.md, run 8).
+ * The register-staged (ldg128_*) kernels handle every operand order. (Runs 3-5 limited them to
  * TN: their x-major 16-byte copy lost a float per vector of k_tile 0, a ptxas miscompile worked
  * around in p4_ldg_tile; notes/perf.md run 7.) */
 #define LDG_LAYOUTS GEMM_LAYOUT_ALL
 static const gemm_variant variants[] = {
+    {"ldg128_128x128x8_4w", "128x128x8, 4 warps of 64x64, 16x8/thread, 2 CTAs/SM, LDG.128 -> "
+     "regs -> STS", FP32, LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w},
     {"ldg128_128x256x8", "128x256x8, 64x64 warp, 16x8/thread, LDG.128 -> regs -> STS, 2 buffers",
      FP32, LDG_LAYOUTS, 1, check_grid_128x256, launch_gemm04_ldg_n256},
     {"fast", "128x128x8 CTA, 32x64 warp, 8x8/thread, 3-stage cp.async, grouped raster", FP32,
@@ -471,10 +464,6 @@ static const gemm_variant variants[] = {
      LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_1cta},
     {"ldg128_128x128x16", "128x128x16, 8x8/thread, LDG.128 -> regs -> STS, 2 buffers", FP32,
      LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_k16},
-    {"ldg128_128x128x8_4w", "128x128x8, 4 warps of 64x64, 16x8/thread, 2 CTAs/SM, LDG.128 -> "
-     "regs -> STS", FP32, LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w},
-    {"ldg128_128x128x8_4w_8x16", "as ldg128_128x128x8_4w with 8x16 per thread", FP32,
-     LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w_t},
 };
 #undef FP32
 

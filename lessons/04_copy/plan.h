@@ -80,15 +80,6 @@
 #define CFG_VEC_STAGES 1
 
 /* Register-staged kernels (kernel_ldg.cuh): always 2 smem buffers (STAGES = 2). */
-#define CFG_L2C_BLK_M 128 /* "ldg128_128x128x8_2cta": 128x128x8, warp 32x64, 8x8, 2 CTAs/SM */
-#define CFG_L2C_BLK_N 128
-#define CFG_L2C_BLK_K 8
-#define CFG_L2C_WARP_M 32
-#define CFG_L2C_WARP_N 64
-#define CFG_L2C_THR_M 8
-#define CFG_L2C_THR_N 8
-#define CFG_L2C_STAGES 2
-
 #define CFG_L1C_BLK_M 128 /* "ldg128_128x128x8": the same tile, 1 CTA/SM promised */
 #define CFG_L1C_BLK_N 128
 #define CFG_L1C_BLK_K 8
@@ -124,15 +115,6 @@
 #define CFG_L4W_THR_M 16
 #define CFG_L4W_THR_N 8
 #define CFG_L4W_STAGES 2
-
-#define CFG_L4T_BLK_M 128 /* "ldg128_128x128x8_4w_8x16": the same, 8x16/thread (lanes 8x4) */
-#define CFG_L4T_BLK_N 128
-#define CFG_L4T_BLK_K 8
-#define CFG_L4T_WARP_M 64
-#define CFG_L4T_WARP_N 64
-#define CFG_L4T_THR_M 8
-#define CFG_L4T_THR_N 16
-#define CFG_L4T_STAGES 2
 
 /* Padding of each k row of a transposed smem tile, in floats. With BLK_X a multiple of 32 the
  * row pitch BLK_X+4 is 4 (mod 32) banks, so the 4-byte transposing copy (P4_COPY_K4: a warp
