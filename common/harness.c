@@ -79,7 +79,8 @@ void harness_usage(FILE *f, const char *prog) {
             "  --size MxNxK       problem size (repeatable, or comma-separated list)\n"
             "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
             "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
-            "  --variant NAMES    variants, comma-separated (see --list), or 'all' (default: all)\n"
+            "  --variant NAMES    variants, comma-separated (see --list; 'default' is the first),\n"
+            "                     or 'all' (default: all)\n"
             "  --layout L         TN | NT | NN | TT | all, or a comma list\n"
             "                     (default: the lesson's, TN unless its README says otherwise)\n"
             "  --dtype D          fp32 | fp16 | bf16 | all, or a comma list\n"
@@ -857,7 +858,7 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
              tok = strtok_r(NULL, ",", &save)) {
             int found = 0;
             for (int i = 0; i < lesson->nvariants && !found; ++i)
-                if (!strcmp(tok, lesson->variants[i].name)) {
+                if (!strcmp(tok, lesson->variants[i].name) || (!strcmp(tok, "default") && i == 0)) {
                     found = 1;
                     if (nsel < HARNESS_MAX_VARIANTS) sel[nsel++] = &lesson->variants[i];
                 }

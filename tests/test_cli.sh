@@ -47,6 +47,9 @@ if [ -x "$BUILD/01_naive/run" ]; then
     check "01 variant list, empty" 2 "bad --variant" "$BUILD/01_naive/run" --variant ,
     n=$("$BUILD/01_naive/run" --dtype fp16 --variant coalesced,uncoalesced 2>&1 | grep -c "refused:")
     [ "$n" = 2 ] || { fail=$((fail+1)); echo "FAIL two listed variants: want 2 refusals, got $n"; }
+    # 'default' names the first variant of the table
+    n=$("$BUILD/01_naive/run" --dtype fp16 --variant default 2>&1 | grep -c "refused: variant '$("$BUILD/01_naive/run" --list | awk 'NR==2 {print $1}')'")
+    [ "$n" = 1 ] || { fail=$((fail+1)); echo "FAIL --variant default: want 1 refusal of the first variant, got $n"; }
 fi
 echo "cli: $pass passed, $fail failed"
 [ $fail = 0 ]

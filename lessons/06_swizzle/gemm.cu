@@ -26,9 +26,6 @@
  *   128x256x64_s3   8 warps (2 x 4), warp tile 64x64, 3 stages, 144 KiB smem, 1 CTA/SM
  *   128x128x64_s3   4 warps (2 x 2), warp tile 64x64, 3 stages,  96 KiB smem, 2 CTAs/SM
  *   128x128x32_s4   4 warps (2 x 2), warp tile 64x64, 4 stages,  64 KiB smem (Swizzle<2,3,3>)
- * Candidates for issue #5 (scheduling options on the same tiles, OPT_* below):
- *   128x256x64_s3_u, 128x128x64_s3_u  the interior K loop unrolled by the 3 stages
- *   128x256x64_s4_mb  4 stages, copies 2 tiles ahead, mbarriers instead of __syncthreads
  *
  * Every problem is accepted (fp16 and bf16, every layout, any M, N, K, any leading dimension,
  * any base offset). The fast path needs A and B K-major (layout TN), lda and ldb multiples of
@@ -179,60 +176,10 @@ static __device__ __forceinline__ void load_tile_generic(uint16_t *s, const uint
     }
 }
 
-/* Scheduling options of the candidate variants (template parameter OPT, a bit set; 0 = the
- * kernel as described above; the generic path always runs with 0):
- *   OPT_UNROLL  the interior K loop is unrolled by STAGES: stage indices are constants, so
- *               the ring counters and the per-k-step stage address math disappear.
- *   OPT_MBAR    no __syncthreads in the K loop: per stage, an mbarrier "full" (every thread's
- *               copies of the tile have landed: cp.async.mbarrier.arrive) and an mbarrier
- *               "empty" (every warp has loaded its last fragments of the tile). A warp waits
- *               only for the data it is about to read and, before copying into a stage, for
- *               the warps still reading it; warps may drift apart by about a K tile instead
- *               of meeting at a barrier every tile. Copies run STAGES-2 tiles ahead (one
- *               stage of slack), so use it with STAGES >= 4. */
-#define OPT_UNROLL 1
-#define OPT_MBAR 2
-
-/* mbarrier (PTX ISA "Parallel Synchronization and Communication Instructions: mbarrier"),
- * sm_80+: a 64-bit shared-memory object that counts arrivals; when the expected count is
- * reached its current phase completes and the next begins. Waiting names the phase by its
- * parity (0, 1, 0, ...). arrive has release and the waits acquire semantics (CTA scope). */
-static __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-static __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-    asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.shared.b64 st, [%0];\n\t}\n" ::"r"(bar)
-                 : "memory");
-}
-/* one arrival, made when every cp.async this thread has issued so far has completed */
-static __device__ __forceinline__ void mbar_cp_async_arrive(uint32_t bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-/* wait until the phase of parity `parity` has completed */
-static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-    uint32_t done;
-    do {
-#if __CUDA_ARCH__ >= 900
-        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-#else
-        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-#endif
-    } while (!done);
-}
-
 /* One CTA computes the (BM, BN) tile of C chosen by plan_raster from blockIdx.x.
  * Warp w owns the (WTM, WTN) = (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N);
  * acc[i][j][0..3] is the C fragment of MMA atom (i, j) of that block. */
-template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
-          int OPT>
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs p) {
     enum {
         NT = 32 * WARPS_M * WARPS_N,
@@ -333,81 +280,6 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
         }                                                                                      \
     } while (0)
 
-    if (!GENERIC && (OPT & OPT_MBAR)) {
-        /* ---- candidate OPT_MBAR: mbarrier pipeline, no __syncthreads in the K loop -------- */
-        enum { LA = STAGES - 2 }; /* copies run LA tiles ahead */
-        static_assert(!(OPT & OPT_MBAR) || STAGES >= 3, "OPT_MBAR needs 3 or more stages");
-        const uint32_t full0 = sA_u + 2 * STAGES * (A_STAGE + B_STAGE); /* full[s], 8 bytes */
-        const uint32_t empty0 = full0 + 8 * STAGES;                     /* empty[s] */
-        if (threadIdx.x == 0)
-            for (int st = 0; st < STAGES; ++st) {
-                mbar_init(full0 + 8 * st, NT);        /* one cp.async arrival per thread */
-                mbar_init(empty0 + 8 * st, NT / 32);  /* one arrival per warp */
-            }
-        __syncthreads();
-        /* every stage starts empty: phase 0 of each empty[s] completes at once, so the copy of
-         * tile t (the (t/STAGES)-th use of its stage) waits for empty phase t/STAGES, and the
-         * fragments of tile t wait for full phase t/STAGES */
-        if (lane == 0)
-            for (int st = 0; st < STAGES; ++st) mbar_arrive(empty0 + 8 * st);
-#pragma unroll
-        for (int st = 0; st < LA; ++st) {
-            COPIES(st, st, 0, NCOPY, 0);
-            if (st < ktiles) mbar_cp_async_arrive(full0 + 8 * st);
-        }
-        if (ktiles > 0) {
-            mbar_wait(full0, 0);
-            LOAD_FRAGS(0, 0, 0);
-        }
-        /* K tile kt from stage RD, copies of tile kt+LA into stage WR: before the first of
-         * them, wait until every warp is done with that stage's previous tile (parity PE);
-         * after the last, the cp.async arrival on full[WR]; at the last k-step, wait for the
-         * next tile's data (full[RD_NEXT], parity PF) before loading its first fragments, and
-         * after that k-step's MMAs arrive on empty[RD] (this warp is done with stage RD). */
-#define K_TILE_MB(INTERIOR, RD, WR, RD_NEXT, PE, PF)                                           \
-    _Pragma("unroll") for (int kk = 0; kk < KSTEPS; ++kk) {                                    \
-        const int tc_ = kt + LA; /* tile being copied */                                       \
-        if (kk == 0 && ((INTERIOR) || tc_ < ktiles)) mbar_wait(empty0 + 8 * (WR), PE);         \
-        if (kk == KSTEPS - 1) {                                                                \
-            if ((INTERIOR) || tc_ < ktiles) mbar_cp_async_arrive(full0 + 8 * (WR));            \
-            if ((INTERIOR) || kt + 1 < ktiles) mbar_wait(full0 + 8 * (RD_NEXT), PF);           \
-        }                                                                                      \
-        if (kk < KSTEPS - 1 || (INTERIOR) || kt + 1 < ktiles)                                  \
-            LOAD_FRAGS((kk + 1) % 2, kk < KSTEPS - 1 ? (RD) : (RD_NEXT), (kk + 1) % KSTEPS);   \
-        if (kk < KSTEPS - 1) COPIES(WR, tc_, kk * CPK, (kk + 1) * CPK, INTERIOR);              \
-        _Pragma("unroll") for (int i = 0; i < MI; ++i)                                         \
-        _Pragma("unroll") for (int jj = 0; jj < NI; ++jj) {                                    \
-            const int j = i % 2 ? NI - 1 - jj : jj;                                            \
-            if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);          \
-            else      ptx_mma_m16n8k16_f16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);           \
-        }                                                                                      \
-        if (kk == KSTEPS - 1) {                                                                \
-            /* after the MMAs that used them: no wait for the last fragments to arrive */      \
-            __syncwarp();                                                                      \
-            if (lane == 0) mbar_arrive(empty0 + 8 * (RD));                                     \
-        }                                                                                      \
-    }
-        int kt = 0;
-        /* whole turns of the ring while every copy is interior: constant stages; ph is the
-         * parity of this turn (kt / STAGES) */
-        while (kt + STAGES - 1 + LA < kfull) {
-            const uint32_t ph = (kt / STAGES) & 1;
-#pragma unroll
-            for (int s_ = 0; s_ < STAGES; ++s_) {
-                K_TILE_MB(1, s_, (s_ + LA) % STAGES, (s_ + 1) % STAGES,
-                          ph ^ (((s_ + LA) / STAGES) & 1), ph ^ (((s_ + 1) / STAGES) & 1))
-                ++kt;
-            }
-        }
-        /* the rest, one tile at a time (stages and parities from kt) */
-        for (; kt < ktiles; ++kt) {
-            const int rd = kt % STAGES, wr = (kt + LA) % STAGES, rn = (kt + 1) % STAGES;
-            const uint32_t pe = ((kt + LA) / STAGES) & 1, pf = ((kt + 1) / STAGES) & 1;
-            if (kt + LA < kfull) { K_TILE_MB(1, rd, wr, rn, pe, pf) }
-            else                 { K_TILE_MB(0, rd, wr, rn, pe, pf) }
-        }
-#undef K_TILE_MB
-    } else { /* the __syncthreads pipeline of every other variant (body not re-indented) */
     /* prologue: tiles 0 .. STAGES-2 in flight, wait for tile 0, first fragments */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
@@ -427,17 +299,18 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
      *                   barrier; move rd and wr on
      *   every kk        ldmatrix the fragments of k-step kk+1 (next tile's first when kk is
      *                   the last), then the MI x NI MMAs of k-step kk */
-#define K_TILE(INTERIOR, RD, WR, RD_NEXT, ADVANCE)                                            \
+#define K_TILE(INTERIOR)                                                                       \
     _Pragma("unroll") for (int kk = 0; kk < KSTEPS; ++kk) {                                    \
         if (kk == KSTEPS - 1) {                                                                \
             ptx_cp_async_commit();                                                             \
             PTX_CP_ASYNC_WAIT(STAGES - 2);                                                     \
             __syncthreads();                                                                   \
-            ADVANCE;                                                                           \
+            rd = rd + 1 == STAGES ? 0 : rd + 1;                                                \
+            wr = wr + 1 == STAGES ? 0 : wr + 1;                                                \
         }                                                                                      \
         if (kk < KSTEPS - 1 || (INTERIOR) || kt + 1 < ktiles)                                  \
-            LOAD_FRAGS((kk + 1) % 2, kk < KSTEPS - 1 ? (RD) : (RD_NEXT), (kk + 1) % KSTEPS);   \
-        if (kk < KSTEPS - 1) COPIES(WR, kt + STAGES - 1, kk * CPK, (kk + 1) * CPK, INTERIOR); \
+            LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);                                   \
+        if (kk < KSTEPS - 1) COPIES(wr, kt + STAGES - 1, kk * CPK, (kk + 1) * CPK, INTERIOR); \
         _Pragma("unroll") for (int i = 0; i < MI; ++i)                                         \
         _Pragma("unroll") for (int jj = 0; jj < NI; ++jj) {                                    \
             const int j = i % 2 ? NI - 1 - jj : jj; /* serpentine: reuse B at turns */         \
@@ -445,28 +318,13 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
             else      ptx_mma_m16n8k16_f16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);           \
         }                                                                                      \
     }
-#define K_TILE_RING(INTERIOR)                                                                  \
-    K_TILE(INTERIOR, rd, wr, rd,                                                               \
-           (rd = rd + 1 == STAGES ? 0 : rd + 1, wr = wr + 1 == STAGES ? 0 : wr + 1))
     /* Two copies of the loop: while the tile being loaded (kt + STAGES - 1) lies inside A and
      * B, the copies need no predication at all; the last tiles (and edge CTAs) take the
-     * predicated copies. With OPT_UNROLL the interior loop is unrolled by STAGES, so that
-     * every stage index is a constant (smem offsets become immediates); it always runs whole
-     * turns of the ring, so rd and wr are unchanged after it. */
+     * predicated copies. */
     int kt = 0;
-    if (!GENERIC && (OPT & OPT_UNROLL))
-        while (kt + 2 * (STAGES - 1) < kfull) { /* tiles kt .. kt+STAGES-1 load interior */
-#pragma unroll
-            for (int s_ = 0; s_ < STAGES; ++s_) {
-                K_TILE(1, s_, (s_ + STAGES - 1) % STAGES, (s_ + 1) % STAGES, (void)0)
-                ++kt;
-            }
-        }
     if (!GENERIC)
-        for (; kt + STAGES - 1 < kfull; ++kt) { K_TILE_RING(1) }
-    for (; kt < ktiles; ++kt) { K_TILE_RING(0) }
-#undef K_TILE_RING
-    } /* end of the __syncthreads pipeline */
+        for (; kt + STAGES - 1 < kfull; ++kt) { K_TILE(1) }
+    for (; kt < ktiles; ++kt) { K_TILE(0) }
 #undef K_TILE
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 #undef COPIES
@@ -500,12 +358,10 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
 }
 
 /* Sets the dynamic smem limit (checked) and launches one instantiation. */
-template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
-          int OPT>
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
 static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
-    const size_t smem = (size_t)STAGES * (BM + BN) * BK * 2 + (OPT & OPT_MBAR ? 16 * STAGES : 0);
-    void (*kernel)(kargs) =
-        gemm_swizzle<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, OPT>;
+    const size_t smem = (size_t)STAGES * (BM + BN) * BK * 2;
+    void (*kernel)(kargs) = gemm_swizzle<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
@@ -520,7 +376,7 @@ static int fast_path_ok(const gemm_problem *p) {
            ((uintptr_t)p->A & 15) == 0 && ((uintptr_t)p->B & 15) == 0;
 }
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int OPT>
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
 static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     kargs a;
     a.M = p->m; a.N = p->n; a.K = p->k;
@@ -532,31 +388,20 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
     const int bf16 = p->dtype == GEMM_BF16, fast = fast_path_ok(p);
     if (bf16)
-        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, OPT>(&a, s)
-                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, 0>(&a, s);
-    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, OPT>(&a, s)
-                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, 0>(&a, s);
+        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s)
+                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s);
+    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s)
+                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s);
 }
 
 static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3, 0>(p, s);
+    return launch_cfg<128, 256, 64, 2, 4, 3>(p, s);
 }
 static cudaError_t launch_128x128x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 64, 2, 2, 3, 0>(p, s);
+    return launch_cfg<128, 128, 64, 2, 2, 3>(p, s);
 }
 static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 32, 2, 2, 4, 0>(p, s);
-}
-
-/* Candidates (scheduling options on the same tiles; OPT_* above the kernel) */
-static cudaError_t launch_128x256x64_s3_u(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3, OPT_UNROLL>(p, s);
-}
-static cudaError_t launch_128x128x64_s3_u(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 64, 2, 2, 3, OPT_UNROLL>(p, s);
-}
-static cudaError_t launch_128x256x64_s4_mb(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 4, OPT_MBAR>(p, s);
+    return launch_cfg<128, 128, 32, 2, 2, 4>(p, s);
 }
 
 /* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. */
@@ -572,9 +417,6 @@ static const gemm_variant variants[] = {
     V(128x256x64_s3, "8 warps (2x4) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 144 KiB smem"),
     V(128x128x64_s3, "4 warps (2x2) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 96 KiB smem"),
     V(128x128x32_s4, "4 warps (2x2) of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 64 KiB smem"),
-    V(128x256x64_s3_u, "128x256x64_s3, interior K loop unrolled by the 3 stages (constant offsets)"),
-    V(128x128x64_s3_u, "128x128x64_s3, interior K loop unrolled by the 3 stages (constant offsets)"),
-    V(128x256x64_s4_mb, "128x256x64, 4 stages (copies 2 tiles ahead), mbarriers instead of __syncthreads"),
 };
 
 static const gemm_lesson lesson = {"06_swizzle", "Swizzled smem + multi-stage cp.async pipeline",
