@@ -8,8 +8,9 @@
 #      tile, K-tile counts around the unrolled loops' turn lengths, --offset 1 where accepted
 #   3. (NCU=1) ncu stall breakdown of the best candidates (adds ~1-2 min)
 # PASSES=1 halves part 1.
-# Candidates (see the variant tables): 05 padded_db, padded_db_int, db_int_128x256;
-# 06 128x256x64_s3_u, 128x128x64_s3_u, 128x256x64_s4_mb.
+# Candidates (see the variant tables; run 9 at d689988 timed 05 padded_db, padded_db_int,
+# db_int_128x256 and 06 128x256x64_s3_u, 128x128x64_s3_u, 128x256x64_s4_mb): now 05
+# try_128x256_k128, try_128x256_raster against the default padded_128x256; no 06 candidate.
 # Needs build/05_mma/run and build/06_swizzle/run (built on the CPU machine, carried over):
 #   run tool: carry ["build/05_mma", "build/06_swizzle", "build/common"], command
 #   "bash notes/tune_0506b.sh"; results under $OUT (summary.txt, log.txt, times.csv).
@@ -19,8 +20,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 S=4096x4096x4096
 L05=build/05_mma/run
 L06=build/06_swizzle/run
-NEW05="padded_db padded_db_int db_int_128x256"
-NEW06="128x256x64_s3_u 128x128x64_s3_u 128x256x64_s4_mb"
+NEW05="try_128x256_k128 try_128x256_raster"
+NEW06=""
 T0=$(date +%s)
 say() { echo "$@" | tee -a "$OUT/summary.txt" >&2; }  # stderr: usable inside $(...)
 # run LIMIT_S ARGS...: one harness call, output to log.txt, exit status noted on failure
@@ -75,26 +76,27 @@ say "== 2. checks (all new variants of a lesson per line; harness summary, then 
 C05=$(echo $NEW05 | tr ' ' ','); C06=$(echo $NEW06 | tr ' ' ',')
 chk() { # lesson-binary variants label args...
     local bin=$1 v=$2 label=$3; shift 3
+    [ -n "$v" ] || return 0  # no candidate in this lesson
     run 90 "$bin" --variant "$v" --check-only "$@"
     say "  ${bin#build/} $label: $(tail -1 "$OUT/log.txt")"
     awk '/^### /{buf=""; next} {buf=buf $0 "\n"} END{printf "%s", buf}' "$OUT/log.txt" | grep -E "FAIL|error" | head -5 | tee -a "$OUT/summary.txt"
 }
 KT="256x512x64,256x512x128,256x512x192,256x512x256,256x512x320,256x512x384,256x512x448,256x512x512,256x512x576,256x512x640,256x512x704,256x512x768,256x512x1088,1000x1000x1000,256x256x8192"
 # 05 (align 8: every leading dimension a multiple of 8, so N = K mod 8 with --pad 7)
-chk $L05 $C05 "odd sizes, pad 7, beta 0.5" --dtype all --beta 0.5 --pad 7 --size 705x705x705,129x257x33,64x65x705
-chk $L05 $C05 "edges, K=8, beta 0.5" --dtype all --beta 0.5 --size 4093x4088x4096,128x128x8,1x704x712,64x64x8
-chk $L05 $C05 "K tiles 1..17, 1000, 8192" --dtype fp16 --size $KT
-chk $L05 $C05 "offset 8, alpha/beta" --dtype all --offset 8 --alpha 1.5 --beta -0.75 --size 1000x1000x1000
+chk $L05 "$C05" "odd sizes, pad 7, beta 0.5" --dtype all --beta 0.5 --pad 7 --size 705x705x705,129x257x33,64x65x705
+chk $L05 "$C05" "edges, K=8, beta 0.5" --dtype all --beta 0.5 --size 4093x4088x4096,128x128x8,1x704x712,64x64x8
+chk $L05 "$C05" "K tiles 1..17, 1000, 8192" --dtype fp16 --size $KT
+chk $L05 "$C05" "offset 8, alpha/beta" --dtype all --offset 8 --alpha 1.5 --beta -0.75 --size 1000x1000x1000
 # 06 (every layout and offset accepted; fast path needs lda, ldb multiples of 8)
-chk $L06 $C06 "odd sizes, beta 0.5 (generic + fast)" --dtype all --beta 0.5 --size 705x705x705,129x257x33,4093x4093x4096,128x128x8,64x64x705
-chk $L06 $C06 "odd sizes, pad 7 (fast path)" --dtype all --beta 0.5 --pad 7 --size 705x705x705,129x257x33,64x64x705
-chk $L06 $C06 "K tiles 1..17, 1000, 8192, short K" --dtype fp16 --size $KT,300x300x40,130x260x100
-chk $L06 $C06 "offset 1 (generic)" --dtype all --offset 1 --beta -0.75 --size 705x705x705,129x257x33
-chk $L06 $C06 "every layout" --dtype bf16 --layout all --size 129x257x33,128x128x8
+chk $L06 "$C06" "odd sizes, beta 0.5 (generic + fast)" --dtype all --beta 0.5 --size 705x705x705,129x257x33,4093x4093x4096,128x128x8,64x64x705
+chk $L06 "$C06" "odd sizes, pad 7 (fast path)" --dtype all --beta 0.5 --pad 7 --size 705x705x705,129x257x33,64x64x705
+chk $L06 "$C06" "K tiles 1..17, 1000, 8192, short K" --dtype fp16 --size $KT,300x300x40,130x260x100
+chk $L06 "$C06" "offset 1 (generic)" --dtype all --offset 1 --beta -0.75 --size 705x705x705,129x257x33
+chk $L06 "$C06" "every layout" --dtype bf16 --layout all --size 129x257x33,128x128x8
 say "   ($(( $(date +%s) - T0 )) s so far)"
 
-echo "== compute-sanitizer on the mbarrier and the 05 interior candidates (small, interior + edges)"
-for tv in "memcheck 128x256x64_s4_mb $L06" "racecheck 128x256x64_s4_mb $L06" "memcheck padded_db_int $L05"; do
+echo "== compute-sanitizer on the 05 candidates (small, interior + edges)"
+for tv in "memcheck try_128x256_k128 $L05" "racecheck try_128x256_k128 $L05" "memcheck try_128x256_raster $L05"; do
     set -- $tv
     timeout 60 compute-sanitizer --tool $1 --error-exitcode 99 $3 --variant $2 --check-only --dtype fp16 --size 256x512x512,300x260x520 --beta 0.5 > "$OUT/san_$1_$2.txt" 2>&1
     say "  $1 $2: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$1_$2.txt" | head -1)"
@@ -105,7 +107,7 @@ if [ "${NCU:-0}" = 1 ]; then
     echo "== 3. ncu stall breakdown"
     STALL='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
     M="sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum"
-    for vb in "128x256x64_s3 $L06 gemm_swizzle" "128x256x64_s3_u $L06 gemm_swizzle" "128x256x64_s4_mb $L06 gemm_swizzle" "padded_db_int $L05 gemm_mma_db"; do
+    for vb in "padded_128x256 $L05 gemm_mma_db" "try_128x256_k128 $L05 gemm_mma_db" "try_128x256_raster $L05 gemm_mma_db"; do
         set -- $vb
         timeout 60 ncu --clock-control none -k regex:$3 --launch-skip 1 --launch-count 1 --metrics "$STALL" \
             $2 --variant $1 --dtype fp16 --size $S --iters 1 --warmup 1 > "$OUT/ncu_stall_$1.txt" 2>&1

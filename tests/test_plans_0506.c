@@ -102,7 +102,7 @@ Test(mma_fragments, c_matches_isa_and_covers_16x8_once) {
 
 /* A simulated smem tile (rows, blk_k) through a layout: cell[offset] = element id row*blk_k+col.
  * layout: 0 plain, 1 padded (+8 halves per row, lesson 05), 2 swizzled (lesson 06). */
-#define MAXCELLS (256 * 72)
+#define MAXCELLS (256 * 136) /* up to (256, 128) padded by 8 */
 static int offset_of(int row, int col, int blk_k, int layout) {
     return plan_smem_offset(row, col, blk_k, layout == 2, layout == 1 ? 8 : 0);
 }
@@ -195,6 +195,11 @@ Test(ldmatrix_plan, a_fragment_lesson05_unpadded) { check_a_path(32, 0); }
 Test(ldmatrix_plan, a_fragment_swizzled_bk32) { check_a_path(32, 2); }
 Test(ldmatrix_plan, a_fragment_swizzled_bk64) { check_a_path(64, 2); }
 Test(ldmatrix_plan, b_fragment_lesson05_padded) { check_b_path(32, 1); }
+/* lesson 05's padded BLK_K = 64 tiles (padded, padded_128x256) and BLK_K = 128 (try_ candidate) */
+Test(ldmatrix_plan, a_fragment_lesson05_padded_bk64) { check_a_path(64, 1); }
+Test(ldmatrix_plan, b_fragment_lesson05_padded_bk64) { check_b_path(64, 1); }
+Test(ldmatrix_plan, a_fragment_lesson05_padded_bk128) { check_a_path(128, 1); }
+Test(ldmatrix_plan, b_fragment_lesson05_padded_bk128) { check_b_path(128, 1); }
 Test(ldmatrix_plan, b_fragment_swizzled_bk32) { check_b_path(32, 2); }
 Test(ldmatrix_plan, b_fragment_swizzled_bk64) { check_b_path(64, 2); }
 
@@ -278,6 +283,24 @@ Test(bank_conflicts, padded_reads_free_stores_not) {
     cr_assert_eq(ldsm_a_wavefronts(32, 0, 0, 1), 4);
     cr_assert_eq(ldsm_b_wavefronts(32, 0, 1, 1), 4);
     cr_assert_gt(store_wavefronts(32, 128, 0, 0, 1), 4);
+}
+
+Test(bank_conflicts, padded_bk64_bk128_conflict_free) {
+    /* rows of 144 or 272 bytes: the 8 rows of an ldmatrix phase start 16 bytes apart modulo
+     * 128, and the 8 lanes of a store phase write 128 contiguous bytes of one row */
+    const int bks[2] = {64, 128};
+    for (int b = 0; b < 2; ++b) {
+        const int bk = bks[b];
+        for (int i = 0; i < 8; ++i)
+            for (int kk = 0; kk < bk / 16; ++kk) {
+                cr_assert_eq(ldsm_a_wavefronts(bk, i, kk, 1), 4, "bk %d ldsm A i %d kk %d", bk, i, kk);
+                cr_assert_eq(ldsm_b_wavefronts(bk, 2 * i, kk, 1), 4, "bk %d ldsm B", bk);
+            }
+        for (int nt = 128; nt <= 256; nt *= 2)
+            for (int w = 0; w < nt / 32; ++w)
+                for (int i = 0; i < 128 * (bk / 8) / nt; ++i)
+                    cr_assert_eq(store_wavefronts(bk, nt, w, i, 1), 4, "bk %d store w %d i %d", bk, w, i);
+    }
 }
 
 Test(raster, bijection) {

@@ -2,7 +2,7 @@
  *
  * What this lesson shows: the same C = alpha*A*B^T + beta*C, now computed by the Tensor Cores
  * through the warp-wide instruction mma.sync.aligned.m16n8k16 (fp16 or bf16 inputs, fp32
- * accumulators). The work is split on three levels:
+ * accumulators). The work is split on three levels (first kernel, gemm_mma, variant padded):
  *   CTA tile   BLK_M x BLK_N x BLK_K = 128 x 128 x 64   one CTA of 4 warps per C tile
  *   warp tile  WARP_M x WARP_N        =  64 x  64        the 4 warps as a 2 x 2 grid
  *   MMA atom   16 x 8 x 16                               each warp: 4 x 8 atoms per k-step
@@ -12,22 +12,31 @@
  * land, and there are half as many barriers per K as with BLK_K = 32.
  * Epilogue: alpha*acc + beta*C in fp32, rounded to the input type, stored with predication.
  *
- * Variants
- *   padded     (default) every smem row is BLK_K + 8 halves long (144 B instead of 128 B),
- *              so the 8 row addresses of one ldmatrix phase land in 8 different 16-byte bank
- *              groups: conflict-free reads at the price of 12.5% more smem (73.7 KiB, so the
- *              buffer is dynamic shared memory; two CTAs still fit on one SM).
+ * The default (gemm_mma_db, variant padded_128x256) keeps the warp tile, the atoms, the padded
+ * smem and the 2 stages, and changes two things that only pay off together (measured: the
+ * lean loop alone gains nothing, the wide tile alone loses):
+ *   - a 128 x 256 CTA tile of 8 warps (2 x 4): a quarter fewer copies per MMA, 1 CTA/SM;
+ *   - a leaner K loop: one barrier per K tile, fragments double-buffered across k-steps,
+ *     unpredicated copies while the tile lies inside A and B (SASS: 210 instructions per K
+ *     tile and warp for its 128 HMMAs, against 449 in the first kernel).
+ *
+ * Variants (the first is the default)
+ *   padded_128x256  128x256x64 CTA, 8 warps (2x4) of 64x64, padded smem (108 KiB), 2 stages,
+ *                   the lean K loop of gemm_mma_db; 1 CTA/SM.
+ *   padded     the first kernel: every smem row is BLK_K + 8 halves long (144 B instead of
+ *              128 B), so the 8 row addresses of one ldmatrix phase land in 8 different
+ *              16-byte bank groups: conflict-free reads at the price of 12.5% more smem
+ *              (73.7 KiB, so the buffer is dynamic shared memory; two CTAs fit on one SM).
  *   unpadded   rows of exactly 128 B: all 8 rows of an ldmatrix phase start on the same
  *              banks, an 8-way bank conflict. Kept to measure what lesson 06 fixes properly
  *              (with a swizzle instead of padding).
  *   padded_k32 the padded kernel with BLK_K = 32 (rows of 40 halves): the same work in K
  *              tiles half as long, to measure what the longer K tile buys.
- *   Candidates for issue #5 (same tiles, padding and 2 stages; a tighter main loop, see
- *   gemm_mma_db below):
- *   padded_db      one barrier per K tile, fragments double-buffered across k-steps and
- *                  tiles, copies of tile k+2 issued right after the barrier, serpentine MMAs
- *   padded_db_int  padded_db + unpredicated copies while the tile lies inside A and B
- *   db_int_128x256 padded_db_int on a 128x256 CTA tile (8 warps, 2x4; 108 KiB, 1 CTA/SM)
+ *   Candidates (not yet measured; the losers will be removed):
+ *   try_128x256_k128   padded_128x256 with BLK_K = 128 (8 k-steps per K tile: the copies have
+ *                      twice as long to land, half the barriers; 204 KiB smem)
+ *   try_128x256_raster padded_128x256 on a 1-D grid, CTAs grouped 16 tile rows deep
+ *                      (RASTER_GROUP) so that one wave shares fewer A and B panels in L2
  *
  * Limits (refused with a message by the harness, never a fault):
  *   layout TN only (A K-major, B K-major; other orders need ldmatrix.trans, see lesson 06);
@@ -35,14 +44,17 @@
  *   (16 bytes), because every cp.async moves 16 aligned bytes. Any M, N, K >= 1 works: edge
  *   tiles are zero-filled through cp.async's src-size operand (a partial last 8-element chunk
  *   of K copies only its valid bytes), and the epilogue checks every row and column.
+ *   The default needs 108 KiB of shared memory per CTA: sm_80 and sm_90 have it, sm_86/89 do
+ *   not (the launch fails with a CUDA error there; run --variant padded).
  *
  * Why a template: the fp16 and bf16 kernels differ only in the mma instruction and the
- * conversions, and the variants only in a padding constant and BLK_K. Register arrays need
- * compile-time sizes and the instruction must be chosen at compile time, so the kernel takes
- * them as template parameters (in plain C one would stamp the kernels out with a macro).
+ * conversions, and the variants only in a padding constant, BLK_K and the CTA width. Register
+ * arrays need compile-time sizes and the instruction must be chosen at compile time, so the
+ * kernels take them as template parameters (in plain C one would stamp the kernels out with
+ * a macro).
  *
  * Build and run:   make lesson05 && ./run
- *                  ./run --variant padded --dtype fp16 --size 4096x4096x4096
+ *                  ./run --variant padded_128x256 --dtype fp16 --size 4096x4096x4096
  *
  * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
  */
@@ -68,7 +80,8 @@
 #define MI (WARP_M / MMA_M)                 /* 4 atoms along M per warp */
 #define NI (WARP_N / MMA_N)                 /* 8 atoms along N per warp */
 #define STAGES 2
-#define PAD_HALVES 8                        /* used by the "padded" variant */
+#define PAD_HALVES 8                        /* used by the "padded" variants */
+#define RASTER_GROUP 16                     /* try_128x256_raster: tile rows per CTA group */
 
 /* ---- element conversions (BF16 is a compile-time constant: the other branch vanishes) --- */
 
@@ -224,35 +237,41 @@ gemm_mma(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long 
     store_c<BF16>(acc, M, N, alpha, beta, C, ldc, m0 + wm * WARP_M, n0 + wn * WARP_N, lane);
 }
 
-/* ---- variants padded_db and padded_db_int: the same tiles, a tighter main loop ------------
- * Same CTA/warp/atom tiles, same padded smem, same 2 stages; what changes is the schedule:
+/* ---- the default (padded_128x256): a wider CTA tile and a tighter main loop --------------
+ * Same warp tile and atoms, same padded smem, same 2 stages as gemm_mma; the CTA tile is
+ * BLK_M x (WN * WARP_N) with WARPS_M x WN warps (WN = 4: 128 x 256, 8 warps), and the schedule
+ * changes:
  *  1. One __syncthreads per K tile (at its last k-step) instead of two. The barrier says both
  *     "tile kt+1 has landed everywhere" and "every warp has finished reading stage kt%2", so
  *     the copies of tile kt+2 go into stage kt%2 right after it: they have a whole K tile of
  *     MMAs to land in, as in the simple kernel.
  *  2. Fragments double-buffered: the ldmatrix of k-step kk+1 are issued before the MMAs of
  *     k-step kk (at the last k-step, those of the next tile's k-step 0), so no MMA waits for
- *     shared memory. Costs 64 registers (two fragment buffers), which the budget of 2 CTAs/SM
- *     (255 per thread) allows.
+ *     shared memory. Costs 64 registers (two fragment buffers).
  *  3. The K loop is unrolled by the 2 stages: stage offsets become immediates.
- *  4. (padded_db_int) While the tile being copied lies wholly inside A and B, its 16 copies
- *     take no predicates: one pointer per operand and a 32-bit row step (the predicated
- *     copies of load_tile cost ~15 instructions each). The loop exists twice, as in lesson 06.
+ *  4. While the tile being copied lies wholly inside A and B, its copies take no predicates:
+ *     one pointer per operand and a 32-bit row step (the predicated copies of load_tile cost
+ *     ~15 instructions each). The loop exists twice: interior, and edge/last tiles.
  * The MMAs of a k-step run in serpentine order (row i even: j up, odd: j down), so the B
- * fragment at each turn is reused at once. */
-template <int BF16, int INTERIOR, int WN>
+ * fragment at each turn is reused at once.
+ * Template parameters beyond the default's (WN = 4, BK = 64, GROUP = 0) serve the try_
+ * candidates: BK = 128 (longer K tiles), GROUP > 0 (1-D grid, CTAs walk GROUP tile rows down
+ * before moving one tile column right, for L2 reuse within a wave). */
+template <int BF16, int WN, int BK, int GROUP>
 __global__ void __launch_bounds__(32 * WARPS_M * WN)
 gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long long lda,
             const uint16_t *__restrict__ B, long long ldb, float beta, uint16_t *C,
             long long ldc) {
     enum {
         BN = WN * WARP_N, NT = 32 * WARPS_M * WN,         /* CTA tile BLK_M x BN, NT threads */
-        BK = BLK_K, KSTEPS = BK / MMA_K, SROW = BK + PAD_HALVES,
+        KSTEPS = BK / MMA_K, SROW = BK + PAD_HALVES,
         A_STAGE = BLK_M * SROW, B_STAGE = BN * SROW,   /* halves per stage */
         RSTEP = NT / (BK / 8),                            /* rows between a thread's copies */
         NA = BLK_M / RSTEP, NB = BN / RSTEP               /* copies per thread and tile */
     };
     static_assert(KSTEPS % 2 == 0, "the fragment buffer of k-step 0 must be buffer 0");
+    static_assert(NT % (BK / 8) == 0 && BLK_M % RSTEP == 0 && BN % RSTEP == 0,
+                  "the copy plan must tile A and B");
     extern __shared__ __align__(16) uint16_t smem[];
     uint16_t *sA = smem;                                   /* (BLK_M,SROW,stage) */
     uint16_t *sB = smem + STAGES * A_STAGE;                /* (BN,SROW,stage) */
@@ -261,7 +280,19 @@ gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, lo
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
     const int wm = warp / WN, wn = warp % WN;
-    const int m0 = blockIdx.y * BLK_M, n0 = blockIdx.x * BN;
+    int tm = blockIdx.y, tn = blockIdx.x;                  /* this CTA's tile of C */
+    if (GROUP) { /* 1-D grid: groups of GROUP tile rows (fewer in the last), column by column;
+                  * the formula of plan_raster in lessons/06_swizzle/plan.h (a bijection:
+                  * tests/test_plans_0506.c) */
+        const int tiles_m = (M + BLK_M - 1) / BLK_M, tiles_n = (N + BN - 1) / BN;
+        const int per_group = GROUP * tiles_n;
+        const int first = (int)(blockIdx.x / per_group) * GROUP;
+        const int rows = tiles_m - first < GROUP ? tiles_m - first : GROUP;
+        const int in = (int)(blockIdx.x % per_group);
+        tm = first + in % rows;
+        tn = in / rows;
+    }
+    const int m0 = tm * BLK_M, n0 = tn * BN;
     const uint16_t *gA = A + (long long)m0 * lda;          /* (BLK_M,K) */
     const uint16_t *gB = B + (long long)n0 * ldb;          /* (BN,K) */
     const int ktiles = (K + BK - 1) / BK;
@@ -292,7 +323,7 @@ gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, lo
     const int a_rows = M - m0 - crow, b_rows = N - n0 - crow;
     const long long a_step = RSTEP * lda, b_step = RSTEP * ldb;
     /* tiles [0, kfull) lie inside A and B for this CTA (and row offsets fit 32 bits) */
-    const int kfull = INTERIOR && m0 + BLK_M <= M && n0 + BN <= N &&
+    const int kfull = m0 + BLK_M <= M && n0 + BN <= N &&
                               (long long)BLK_M * lda < (1LL << 30) &&
                               (long long)BN * ldb < (1LL << 30)
                           ? K / BK : 0;
@@ -369,13 +400,12 @@ gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, lo
     DB_FRAGS(0, 0, 0);
 
     int kt = 0;
-    if (INTERIOR)   /* while tiles kt+2 and kt+3 (copied in this pair) are interior */
-        for (; kt + 3 < kfull; kt += 2) {
-            DB_K_TILE(0, 1)
-            ++kt;
-            DB_K_TILE(1, 1)
-            --kt;
-        }
+    for (; kt + 3 < kfull; kt += 2) { /* while tiles kt+2 and kt+3 (copied here) are interior */
+        DB_K_TILE(0, 1)
+        ++kt;
+        DB_K_TILE(1, 1)
+        --kt;
+    }
     for (; kt + 1 < ktiles; kt += 2) {
         DB_K_TILE(0, 0)
         ++kt;
@@ -421,34 +451,36 @@ static cudaError_t launch_padded_k32(const gemm_problem *p, cudaStream_t s) {
     return launch_mma<PAD_HALVES, 32>(p, s);
 }
 
-template <int BF16, int INTERIOR, int WN>
+template <int BF16, int WN, int BK, int GROUP>
 static cudaError_t launch_db_one(const gemm_problem *p, cudaStream_t s) {
     const int bn = WN * WARP_N;
-    const size_t smem = (size_t)STAGES * (BLK_M + bn) * (BLK_K + PAD_HALVES) * 2;
+    const size_t smem = (size_t)STAGES * (BLK_M + bn) * (BK + PAD_HALVES) * 2;
     void (*kernel)(int, int, int, float, const uint16_t *, long long, const uint16_t *,
-                   long long, float, uint16_t *, long long) = gemm_mma_db<BF16, INTERIOR, WN>;
+                   long long, float, uint16_t *, long long) = gemm_mma_db<BF16, WN, BK, GROUP>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
-    dim3 grid((p->n + bn - 1) / bn, (p->m + BLK_M - 1) / BLK_M);
+    const unsigned tiles_m = (unsigned)((p->m + BLK_M - 1) / BLK_M);
+    const unsigned tiles_n = (unsigned)((p->n + bn - 1) / bn);
+    const dim3 grid = GROUP ? dim3(tiles_m * tiles_n) : dim3(tiles_n, tiles_m);
     kernel<<<grid, dim3(32 * WARPS_M * WN), smem, s>>>(
         p->m, p->n, p->k, p->alpha, (const uint16_t *)p->A, p->lda, (const uint16_t *)p->B,
         p->ldb, p->beta, (uint16_t *)p->C, p->ldc);
     return cudaGetLastError();
 }
-template <int INTERIOR, int WN>
+template <int WN, int BK, int GROUP>
 static cudaError_t launch_db(const gemm_problem *p, cudaStream_t s) {
-    return p->dtype == GEMM_BF16 ? launch_db_one<1, INTERIOR, WN>(p, s)
-                                 : launch_db_one<0, INTERIOR, WN>(p, s);
+    return p->dtype == GEMM_BF16 ? launch_db_one<1, WN, BK, GROUP>(p, s)
+                                 : launch_db_one<0, WN, BK, GROUP>(p, s);
 }
-static cudaError_t launch_padded_db(const gemm_problem *p, cudaStream_t s) {
-    return launch_db<0, WARPS_N>(p, s);
+static cudaError_t launch_padded_128x256(const gemm_problem *p, cudaStream_t s) {
+    return launch_db<4, BLK_K, 0>(p, s);
 }
-static cudaError_t launch_padded_db_int(const gemm_problem *p, cudaStream_t s) {
-    return launch_db<1, WARPS_N>(p, s);
+static cudaError_t launch_try_128x256_k128(const gemm_problem *p, cudaStream_t s) {
+    return launch_db<4, 128, 0>(p, s);
 }
-static cudaError_t launch_db_int_128x256(const gemm_problem *p, cudaStream_t s) {
-    return launch_db<1, 4>(p, s);
+static cudaError_t launch_try_128x256_raster(const gemm_problem *p, cudaStream_t s) {
+    return launch_db<4, BLK_K, RASTER_GROUP>(p, s);
 }
 
 /* Beyond the harness's own checks (dtype, layout, align = 8). */
@@ -459,22 +491,29 @@ static const char *check_mma(const gemm_problem *p) {
         return "M must be at most 8388480 (grid.y limit of 65535 CTAs of 128 rows)";
     return NULL;
 }
+/* the 1-D grid of try_128x256_raster holds at most 2^31 - 1 CTAs of 128 x 256 */
+static const char *check_mma_1d(const gemm_problem *p) {
+    if ((long long)((p->m + BLK_M - 1) / BLK_M) * ((p->n + 255) / 256) > 2147483647LL)
+        return "M*N too large: more than 2^31-1 CTA tiles of 128x256";
+    return check_mma(p);
+}
 
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
 
 static const gemm_variant variants[] = {
+    {"padded_128x256", "128x256x64 CTA, 2x4 warps of 64x64, padded, 2 stages, 1 barrier/K tile, "
+                       "fragments double-buffered, unpredicated interior copies",
+     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_128x256},
     {"padded", "128x128x64 CTA, 2x2 warps of 64x64, 2-stage cp.async, smem rows padded by 8",
      DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded},
     {"unpadded", "same kernel without padding: 8-way bank conflicts on every ldmatrix",
      DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_unpadded},
     {"padded_k32", "128x128x32 CTA (BLK_K = 32), otherwise as padded",
      DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_k32},
-    {"padded_db", "padded, one barrier per K tile, fragments double-buffered, serpentine MMAs",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_db},
-    {"padded_db_int", "padded_db + unpredicated copies while the tile lies inside A and B",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_db_int},
-    {"db_int_128x256", "padded_db_int on a 128x256 CTA tile: 8 warps (2x4), 1 CTA/SM",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_db_int_128x256},
+    {"try_128x256_k128", "candidate: padded_128x256 with BLK_K = 128 (204 KiB smem)",
+     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_try_128x256_k128},
+    {"try_128x256_raster", "candidate: padded_128x256, 1-D grid, CTAs grouped 16 tile rows deep",
+     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma_1d, launch_try_128x256_raster},
 };
 
 static const gemm_lesson lesson = {"05_mma", "Tensor Cores: ldmatrix + mma.sync m16n8k16",
