@@ -10,7 +10,7 @@
 # PASSES=1 halves part 1.
 # Candidates (see the variant tables; run 9 at d689988 timed 05 padded_db, padded_db_int,
 # db_int_128x256 and 06 128x256x64_s3_u, 128x128x64_s3_u, 128x256x64_s4_mb): now 05
-# try_128x256_k128, try_128x256_raster against the default padded_128x256; no 06 candidate.
+# padded_128x256x128 (run 10: the new default) against padded_128x256; no 06 candidate.
 # Needs build/05_mma/run and build/06_swizzle/run (built on the CPU machine, carried over):
 #   run tool: carry ["build/05_mma", "build/06_swizzle", "build/common"], command
 #   "bash notes/tune_0506b.sh"; results under $OUT (summary.txt, log.txt, times.csv).
@@ -20,7 +20,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 S=4096x4096x4096
 L05=build/05_mma/run
 L06=build/06_swizzle/run
-NEW05="try_128x256_k128 try_128x256_raster"
+NEW05="padded_128x256x128"
 NEW06=""
 T0=$(date +%s)
 say() { echo "$@" | tee -a "$OUT/summary.txt" >&2; }  # stderr: usable inside $(...)
@@ -96,7 +96,7 @@ chk $L06 "$C06" "every layout" --dtype bf16 --layout all --size 129x257x33,128x1
 say "   ($(( $(date +%s) - T0 )) s so far)"
 
 echo "== compute-sanitizer on the 05 candidates (small, interior + edges)"
-for tv in "memcheck try_128x256_k128 $L05" "racecheck try_128x256_k128 $L05" "memcheck try_128x256_raster $L05"; do
+for tv in "memcheck padded_128x256x128 $L05" "racecheck padded_128x256x128 $L05"; do
     set -- $tv
     timeout 60 compute-sanitizer --tool $1 --error-exitcode 99 $3 --variant $2 --check-only --dtype fp16 --size 256x512x512,300x260x520 --beta 0.5 > "$OUT/san_$1_$2.txt" 2>&1
     say "  $1 $2: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$1_$2.txt" | head -1)"
@@ -107,7 +107,7 @@ if [ "${NCU:-0}" = 1 ]; then
     echo "== 3. ncu stall breakdown"
     STALL='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
     M="sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum"
-    for vb in "padded_128x256 $L05 gemm_mma_db" "try_128x256_k128 $L05 gemm_mma_db" "try_128x256_raster $L05 gemm_mma_db"; do
+    for vb in "padded_128x256 $L05 gemm_mma_db" "padded_128x256x128 $L05 gemm_mma_db"; do
         set -- $vb
         timeout 60 ncu --clock-control none -k regex:$3 --launch-skip 1 --launch-count 1 --metrics "$STALL" \
             $2 --variant $1 --dtype fp16 --size $S --iters 1 --warmup 1 > "$OUT/ncu_stall_$1.txt" 2>&1

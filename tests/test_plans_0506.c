@@ -195,7 +195,7 @@ Test(ldmatrix_plan, a_fragment_lesson05_unpadded) { check_a_path(32, 0); }
 Test(ldmatrix_plan, a_fragment_swizzled_bk32) { check_a_path(32, 2); }
 Test(ldmatrix_plan, a_fragment_swizzled_bk64) { check_a_path(64, 2); }
 Test(ldmatrix_plan, b_fragment_lesson05_padded) { check_b_path(32, 1); }
-/* lesson 05's padded BLK_K = 64 tiles (padded, padded_128x256) and BLK_K = 128 (try_ candidate) */
+/* lesson 05's padded BLK_K = 64 tiles (padded, padded_128x256) and BLK_K = 128 (padded_128x256x128) */
 Test(ldmatrix_plan, a_fragment_lesson05_padded_bk64) { check_a_path(64, 1); }
 Test(ldmatrix_plan, b_fragment_lesson05_padded_bk64) { check_b_path(64, 1); }
 Test(ldmatrix_plan, a_fragment_lesson05_padded_bk128) { check_a_path(128, 1); }

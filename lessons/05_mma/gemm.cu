@@ -12,17 +12,21 @@
  * land, and there are half as many barriers per K as with BLK_K = 32.
  * Epilogue: alpha*acc + beta*C in fp32, rounded to the input type, stored with predication.
  *
- * The default (gemm_mma_db, variant padded_128x256) keeps the warp tile, the atoms, the padded
- * smem and the 2 stages, and changes two things that only pay off together (measured: the
- * lean loop alone gains nothing, the wide tile alone loses):
+ * The default (gemm_mma_db, variant padded_128x256x128) keeps the warp tile, the atoms, the
+ * padded smem and the 2 stages, and changes three things (measured on the H200: the lean loop
+ * alone gains nothing, the wide tile alone loses; together +3-4%, and BLK_K = 128 another +3%):
  *   - a 128 x 256 CTA tile of 8 warps (2 x 4): a quarter fewer copies per MMA, 1 CTA/SM;
  *   - a leaner K loop: one barrier per K tile, fragments double-buffered across k-steps,
  *     unpredicated copies while the tile lies inside A and B (SASS: 210 instructions per K
- *     tile and warp for its 128 HMMAs, against 449 in the first kernel).
+ *     tile of 64 and warp for its 128 HMMAs, against 449 in the first kernel);
+ *   - BLK_K = 128: with only 2 stages, the copy of K tile t+1 has the 8 k-steps of tile t to
+ *     land instead of 4, and there are half as many barriers per K (204 KiB of smem).
  *
  * Variants (the first is the default)
- *   padded_128x256  128x256x64 CTA, 8 warps (2x4) of 64x64, padded smem (108 KiB), 2 stages,
- *                   the lean K loop of gemm_mma_db; 1 CTA/SM.
+ *   padded_128x256x128  128x256x128 CTA, 8 warps (2x4) of 64x64, padded smem (204 KiB),
+ *                   2 stages, the lean K loop of gemm_mma_db; 1 CTA/SM. sm_90 (227 KiB per
+ *                   CTA) only: refused on GPUs that allow less, naming a variant that fits.
+ *   padded_128x256  the same with BLK_K = 64 (108 KiB: sm_80 and sm_90).
  *   padded     the first kernel: every smem row is BLK_K + 8 halves long (144 B instead of
  *              128 B), so the 8 row addresses of one ldmatrix phase land in 8 different
  *              16-byte bank groups: conflict-free reads at the price of 12.5% more smem
@@ -32,11 +36,6 @@
  *              (with a swizzle instead of padding).
  *   padded_k32 the padded kernel with BLK_K = 32 (rows of 40 halves): the same work in K
  *              tiles half as long, to measure what the longer K tile buys.
- *   Candidates (not yet measured; the losers will be removed):
- *   try_128x256_k128   padded_128x256 with BLK_K = 128 (8 k-steps per K tile: the copies have
- *                      twice as long to land, half the barriers; 204 KiB smem)
- *   try_128x256_raster padded_128x256 on a 1-D grid, CTAs grouped 16 tile rows deep
- *                      (RASTER_GROUP) so that one wave shares fewer A and B panels in L2
  *
  * Limits (refused with a message by the harness, never a fault):
  *   layout TN only (A K-major, B K-major; other orders need ldmatrix.trans, see lesson 06);
@@ -81,7 +80,6 @@
 #define NI (WARP_N / MMA_N)                 /* 8 atoms along N per warp */
 #define STAGES 2
 #define PAD_HALVES 8                        /* used by the "padded" variants */
-#define RASTER_GROUP 16                     /* try_128x256_raster: tile rows per CTA group */
 
 /* ---- element conversions (BF16 is a compile-time constant: the other branch vanishes) --- */
 
@@ -254,10 +252,9 @@ gemm_mma(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long 
  *     ~15 instructions each). The loop exists twice: interior, and edge/last tiles.
  * The MMAs of a k-step run in serpentine order (row i even: j up, odd: j down), so the B
  * fragment at each turn is reused at once.
- * Template parameters beyond the default's (WN = 4, BK = 64, GROUP = 0) serve the try_
- * candidates: BK = 128 (longer K tiles), GROUP > 0 (1-D grid, CTAs walk GROUP tile rows down
- * before moving one tile column right, for L2 reuse within a wave). */
-template <int BF16, int WN, int BK, int GROUP>
+ * BK = 128 (the default, padded_128x256x128) gives the copies of a K tile 8 k-steps to land
+ * instead of 4 and halves the barriers per K; BK = 64 is the step before it (padded_128x256). */
+template <int BF16, int WN, int BK>
 __global__ void __launch_bounds__(32 * WARPS_M * WN)
 gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long long lda,
             const uint16_t *__restrict__ B, long long ldb, float beta, uint16_t *C,
@@ -280,18 +277,7 @@ gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, lo
     const int lane = threadIdx.x % 32;
     const int warp = threadIdx.x / 32;
     const int wm = warp / WN, wn = warp % WN;
-    int tm = blockIdx.y, tn = blockIdx.x;                  /* this CTA's tile of C */
-    if (GROUP) { /* 1-D grid: groups of GROUP tile rows (fewer in the last), column by column;
-                  * the formula of plan_raster in lessons/06_swizzle/plan.h (a bijection:
-                  * tests/test_plans_0506.c) */
-        const int tiles_m = (M + BLK_M - 1) / BLK_M, tiles_n = (N + BN - 1) / BN;
-        const int per_group = GROUP * tiles_n;
-        const int first = (int)(blockIdx.x / per_group) * GROUP;
-        const int rows = tiles_m - first < GROUP ? tiles_m - first : GROUP;
-        const int in = (int)(blockIdx.x % per_group);
-        tm = first + in % rows;
-        tn = in / rows;
-    }
+    const int tm = blockIdx.y, tn = blockIdx.x;            /* this CTA's tile of C */
     const int m0 = tm * BLK_M, n0 = tn * BN;
     const uint16_t *gA = A + (long long)m0 * lda;          /* (BLK_M,K) */
     const uint16_t *gB = B + (long long)n0 * ldb;          /* (BN,K) */
@@ -451,36 +437,30 @@ static cudaError_t launch_padded_k32(const gemm_problem *p, cudaStream_t s) {
     return launch_mma<PAD_HALVES, 32>(p, s);
 }
 
-template <int BF16, int WN, int BK, int GROUP>
+template <int BF16, int WN, int BK>
 static cudaError_t launch_db_one(const gemm_problem *p, cudaStream_t s) {
     const int bn = WN * WARP_N;
     const size_t smem = (size_t)STAGES * (BLK_M + bn) * (BK + PAD_HALVES) * 2;
     void (*kernel)(int, int, int, float, const uint16_t *, long long, const uint16_t *,
-                   long long, float, uint16_t *, long long) = gemm_mma_db<BF16, WN, BK, GROUP>;
+                   long long, float, uint16_t *, long long) = gemm_mma_db<BF16, WN, BK>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
-    const unsigned tiles_m = (unsigned)((p->m + BLK_M - 1) / BLK_M);
-    const unsigned tiles_n = (unsigned)((p->n + bn - 1) / bn);
-    const dim3 grid = GROUP ? dim3(tiles_m * tiles_n) : dim3(tiles_n, tiles_m);
+    const dim3 grid((unsigned)((p->n + bn - 1) / bn), (unsigned)((p->m + BLK_M - 1) / BLK_M));
     kernel<<<grid, dim3(32 * WARPS_M * WN), smem, s>>>(
         p->m, p->n, p->k, p->alpha, (const uint16_t *)p->A, p->lda, (const uint16_t *)p->B,
         p->ldb, p->beta, (uint16_t *)p->C, p->ldc);
     return cudaGetLastError();
 }
-template <int WN, int BK, int GROUP>
+template <int WN, int BK>
 static cudaError_t launch_db(const gemm_problem *p, cudaStream_t s) {
-    return p->dtype == GEMM_BF16 ? launch_db_one<1, WN, BK, GROUP>(p, s)
-                                 : launch_db_one<0, WN, BK, GROUP>(p, s);
+    return p->dtype == GEMM_BF16 ? launch_db_one<1, WN, BK>(p, s) : launch_db_one<0, WN, BK>(p, s);
+}
+static cudaError_t launch_padded_128x256x128(const gemm_problem *p, cudaStream_t s) {
+    return launch_db<4, 128>(p, s);
 }
 static cudaError_t launch_padded_128x256(const gemm_problem *p, cudaStream_t s) {
-    return launch_db<4, BLK_K, 0>(p, s);
-}
-static cudaError_t launch_try_128x256_k128(const gemm_problem *p, cudaStream_t s) {
-    return launch_db<4, 128, 0>(p, s);
-}
-static cudaError_t launch_try_128x256_raster(const gemm_problem *p, cudaStream_t s) {
-    return launch_db<4, BLK_K, RASTER_GROUP>(p, s);
+    return launch_db<4, BLK_K>(p, s);
 }
 
 /* Beyond the harness's own checks (dtype, layout, align = 8). */
@@ -491,29 +471,44 @@ static const char *check_mma(const gemm_problem *p) {
         return "M must be at most 8388480 (grid.y limit of 65535 CTAs of 128 rows)";
     return NULL;
 }
-/* the 1-D grid of try_128x256_raster holds at most 2^31 - 1 CTAs of 128 x 256 */
-static const char *check_mma_1d(const gemm_problem *p) {
-    if ((long long)((p->m + BLK_M - 1) / BLK_M) * ((p->n + 255) / 256) > 2147483647LL)
-        return "M*N too large: more than 2^31-1 CTA tiles of 128x256";
+/* The 128x256 kernels take more shared memory per CTA than some GPUs allow (cudaDevAttr-
+ * MaxSharedMemoryPerBlockOptin: 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89;
+ * CUDA C++ Programming Guide, "Features and Technical Specifications"). Refuse there, naming
+ * a variant that fits. Without a usable device the query fails and the harness reports that. */
+static const char *check_smem(const gemm_problem *p, int bytes, const char *why) {
+    int dev, optin;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
+            cudaSuccess &&
+        optin < bytes)
+        return why;
     return check_mma(p);
+}
+static const char *check_128x256x128(const gemm_problem *p) {
+    return check_smem(p, STAGES * (BLK_M + 256) * (128 + PAD_HALVES) * 2,
+                      "needs 204 KiB of shared memory per CTA, more than this GPU allows; "
+                      "try --variant padded_128x256 or padded");
+}
+static const char *check_128x256(const gemm_problem *p) {
+    return check_smem(p, STAGES * (BLK_M + 256) * (BLK_K + PAD_HALVES) * 2,
+                      "needs 108 KiB of shared memory per CTA, more than this GPU allows; "
+                      "try --variant padded");
 }
 
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
 
 static const gemm_variant variants[] = {
-    {"padded_128x256", "128x256x64 CTA, 2x4 warps of 64x64, padded, 2 stages, 1 barrier/K tile, "
-                       "fragments double-buffered, unpredicated interior copies",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_128x256},
+    {"padded_128x256x128", "128x256x128 CTA, 2x4 warps of 64x64, padded, 2 stages, 1 barrier/K "
+                           "tile, fragments double-buffered, unpredicated interior copies",
+     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_128x256x128, launch_padded_128x256x128},
+    {"padded_128x256", "as padded_128x256x128 with BLK_K = 64 (108 KiB smem)",
+     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_128x256, launch_padded_128x256},
     {"padded", "128x128x64 CTA, 2x2 warps of 64x64, 2-stage cp.async, smem rows padded by 8",
      DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded},
     {"unpadded", "same kernel without padding: 8-way bank conflicts on every ldmatrix",
      DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_unpadded},
     {"padded_k32", "128x128x32 CTA (BLK_K = 32), otherwise as padded",
      DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_k32},
-    {"try_128x256_k128", "candidate: padded_128x256 with BLK_K = 128 (204 KiB smem)",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_try_128x256_k128},
-    {"try_128x256_raster", "candidate: padded_128x256, 1-D grid, CTAs grouped 16 tile rows deep",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma_1d, launch_try_128x256_raster},
 };
 
 static const gemm_lesson lesson = {"05_mma", "Tensor Cores: ldmatrix + mma.sync m16n8k16",
