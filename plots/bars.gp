@@ -15,6 +15,7 @@ set style fill solid 0.85 border -1
 set boxwidth 0.7
 set xtics scale 0 font ",10"
 set bmargin 6
+if (nbars > 6) { set xtics rotate by 20 right; set bmargin 9; set lmargin 16 }  # long names: slant them
 set key tmargin center horizontal maxrows 2 width 1
 @png_begin
 plot DAT using 1:2:(dtcolor($4)):xtic(stringcolumn(5)) with boxes lc rgb variable notitle, \
