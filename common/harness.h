@@ -9,6 +9,8 @@
  * the device, computes the reference with cuBLAS at the same compute type (plus a float64 CPU
  * reference for small sizes, which also checks cuBLAS), checks the lesson's output, times the
  * lesson and cuBLAS in the same run and prints one table. `./run --help` lists the options.
+ * Before each checked launch it fills every SM's shared memory with NaN (harness_dev.h), so a
+ * kernel that reads shared memory it did not write in that launch fails the check.
  *
  * THE GEMM CONVENTION (one for the whole repository, as in CuTe):
  *     C = alpha * A * B^T + beta * C        A is (M,K), B is (N,K), C is (M,N)
@@ -119,7 +121,8 @@ typedef struct harness_opts {
     int explicit_layout, explicit_dtype; /* given as a single value */
     int layout_all, dtype_all;       /* given as 'all' */
     char variant[256];               /* "" = every variant (--variant all or not given), else
-                                        a comma-separated list of variant names */
+                                        a comma-separated list of variant names ('default'
+                                        names the first variant) */
     float alpha, beta;
     int iters, warmup;
     int check_only;

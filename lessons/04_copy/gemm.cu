@@ -3,7 +3,7 @@
  * Lesson 03 (the seed kernel) copies one float per thread per instruction, waits for every
  * copy before computing, and reads 2 floats from smem per FMA. This lesson keeps its structure
  * (CTA tile -> smem tiles -> thread partitions -> register accumulators -> axpby) and changes
- * four things, each one a variant below so its effect can be measured:
+ * five things, each one a variant below so its effect can be measured:
  *   1. Tiled copy with vectors. The copy of a (BLK_X,BLK_K) tile is a TV layout: vector e of
  *      the tile is moved by thread e % NTHR as its value e / NTHR (plan.h). Where the operand
  *      is contiguous along M/N, a vector is 4 floats (LDG.128 / cp.async 16 B).
@@ -81,7 +81,8 @@ static __device__ __forceinline__ void p4_cp_async_commit(void) {
  * sX are compile-time constants once inlined, so the loop unrolls and the switch folds.
  * Offsets inside one tile are 32-bit ints (x*sx + k*sk < BLK_X*ld + BLK_K < 2^31, which the
  * variants' check callbacks guarantee by refusing ld >= P4_MAX_LD): one register per copy
- * instead of a 64-bit pointer, which is what keeps the kernel within 128 registers. */
+ * instead of a 64-bit pointer, to save registers (still not enough for a 128-register cap:
+ * see P4_MINB_8X8 below). */
 static __device__ __forceinline__ void p4_copy_tile(const int mode, const int async,
                                                     const int blk_x, const int blk_k,
                                                     const int nthr, const int tid,

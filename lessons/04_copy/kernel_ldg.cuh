@@ -14,8 +14,9 @@
  *   2. Fragment double buffering: the sA/sB fragments of k+1 are read from smem while the
  *      FFMAs of k run (frag[2][THR]), across the k_tile boundary too.
  *   3. Global addresses advance incrementally (one 64-bit add per operand per k_tile) from
- *      one 32-bit offset per vector computed once per CTA (p4_copy_prep), which is what lets
- *      the 8x8-per-thread tile fit in 128 registers (2 CTAs per SM).
+ *      one 32-bit offset per vector computed once per CTA (p4_copy_prep): few address
+ *      registers next to the accumulators (the 16x8-per-thread tile of ldg128_128x128x8_4w
+ *      fits the 255 registers that 2 CTAs of 128 threads per SM leave each thread).
  * Copy modes (launch_*: p4_ldg_mode): K16 (K-major, 16-byte aligned: LDG.128 along k), X16
  * (x-major, aligned: LDG.128 along x), X4 (anything unaligned, either majorness: one float at a
  * time, coordinates x = e % BLK_X, k = e / BLK_X, strides from the kernel arguments). Out-of-
@@ -110,8 +111,9 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
     } while (0)
 
     /* Fragments. K_FRAG2 = 1: ping-pong f = 0/1, the fragments of k+1 are read from smem while
-     * the FFMAs of k run (across the k_tile boundary too). K_FRAG2 = 0: one set (16 registers
-     * fewer, for the 128-register cap of 2 CTAs/SM); the compiler still hoists the loads. */
+     * the FFMAs of k run (across the k_tile boundary too). K_FRAG2 = 0: one set (THR_M + THR_N
+     * registers fewer; the sm_80 build of ldg128_128x128x8_4w, whose double-buffered fragments
+     * spilled at 255 registers); the compiler still hoists the loads. */
     float fA[1 + K_FRAG2][K_THR_M], fB[1 + K_FRAG2][K_THR_N];
 #define K_LDS(f, buf, k)                                                                       \
     do {                                                                                       \
@@ -234,9 +236,10 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
     }
 }
 
-/* K_MINB = 2 caps the kernel at 128 registers. sm_90's ptxas fits the 8x8-per-thread body in
- * that without spilling; sm_80's spills (a few hundred bytes), so the sm_80 build promises 1
- * CTA per SM instead (the H200 runs the sm_90 code). */
+/* K_MINB = CTAs per SM promised to __launch_bounds__ (2 for ldg128_128x128x8_4w: 2 x 128
+ * threads leave each thread up to 255 registers). The sm_80 build promises 1 CTA per SM
+ * whatever K_MINB says (written for a removed 256-thread 8x8 variant, which K_MINB = 2 capped
+ * at 128 registers and sm_80's ptxas spilled; the H200 runs the sm_90 code). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #define K_MINB_ARCH 1
 #else

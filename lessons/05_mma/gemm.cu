@@ -43,8 +43,9 @@
  *   (16 bytes), because every cp.async moves 16 aligned bytes. Any M, N, K >= 1 works: edge
  *   tiles are zero-filled through cp.async's src-size operand (a partial last 8-element chunk
  *   of K copies only its valid bytes), and the epilogue checks every row and column.
- *   The default needs 108 KiB of shared memory per CTA: sm_80 and sm_90 have it, sm_86/89 do
- *   not (the launch fails with a CUDA error there; run --variant padded).
+ *   Shared memory per CTA: the default needs 204 KiB (sm_90 only), padded_128x256 108 KiB
+ *   (sm_80 and sm_90); on a GPU that allows less they are refused before any launch, with a
+ *   message naming a variant that fits (check_smem; padded needs 72 KiB).
  *
  * Why a template: the fp16 and bf16 kernels differ only in the mma instruction and the
  * conversions, and the variants only in a padding constant, BLK_K and the CTA width. Register
@@ -235,7 +236,7 @@ gemm_mma(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long 
     store_c<BF16>(acc, M, N, alpha, beta, C, ldc, m0 + wm * WARP_M, n0 + wn * WARP_N, lane);
 }
 
-/* ---- the default (padded_128x256): a wider CTA tile and a tighter main loop --------------
+/* ---- the default (padded_128x256x128; also padded_128x256): a wider CTA tile, a tighter loop
  * Same warp tile and atoms, same padded smem, same 2 stages as gemm_mma; the CTA tile is
  * BLK_M x (WN * WARP_N) with WARPS_M x WN warps (WN = 4: 128 x 256, 8 warps), and the schedule
  * changes:
