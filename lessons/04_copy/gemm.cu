@@ -296,6 +296,33 @@ static int p4_ldg_mode(int kmajor, const void *ptr, long long ld) {
     return vec ? (kmajor ? P4_COPY_K16 : P4_COPY_X16) : P4_COPY_X4;
 }
 
+/* ---- epilogue of every kernel: tCgC = alpha * tCrC + beta * tCgC ------------------------
+ * One run of 4 contiguous outputs C(m, n..n+3) of a thread tile row (r: the 4 accumulators,
+ * tCgC: &C(m,n)); the row m is known to be inside M. Stored as one float4 when C allows it
+ * (c_vec: ldc % 4 == 0 and C 16-byte aligned) and the run is inside N, else element by
+ * element with predicates. C is read only when beta != 0, so a NaN-filled C with beta == 0
+ * never leaks into the result. */
+static __device__ __forceinline__ void p4_store_run4(float *tCgC, const float *acc, int n, int N,
+                                                     int c_vec, float alpha, float beta) {
+    float r[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) r[j] = alpha * acc[j];
+    if (c_vec && n + 3 < N) {
+        if (beta != 0.0f) {
+            const float4 o = *(const float4 *)tCgC;
+            r[0] = fmaf(beta, o.x, r[0]);
+            r[1] = fmaf(beta, o.y, r[1]);
+            r[2] = fmaf(beta, o.z, r[2]);
+            r[3] = fmaf(beta, o.w, r[3]);
+        }
+        *(float4 *)tCgC = make_float4(r[0], r[1], r[2], r[3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            if (n + j < N) tCgC[j] = (beta != 0.0f) ? fmaf(beta, tCgC[j], r[j]) : r[j];
+    }
+}
+
 /* ---- the kernels: one per tile configuration (kernel.cuh) --------------------------------
  * P4_MINB_8X8: CTAs per SM promised by the pipelined 8x8-per-thread kernels. 2 caps them at
  * 128 registers, and the copy plans then spill (ptxas); 1 lets them take what they need.

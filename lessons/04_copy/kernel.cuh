@@ -189,9 +189,8 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 
     /* ---- epilogue: tCgC = alpha * tCrC + beta * tCgC ------------------------------------
      * Row i of the thread tile is one C row; its THR_N columns are THR_N/4 runs of 4
-     * contiguous floats, stored as one float4 when C allows it (c_vec) and the run is inside
-     * N, else element by element with predicates. C is read only when beta != 0, so a
-     * NaN-filled C with beta == 0 never leaks into the result. */
+     * contiguous floats, each stored by p4_store_run4 (gemm.cu: one float4 when C allows it,
+     * predicated floats at the N edge, C read only when beta != 0). */
 #pragma unroll
     for (int i = 0; i < K_THR_M; ++i) {
         int m, n;
@@ -204,23 +203,7 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
             m += m0;
             n += n0;
             float *tCgC = C + (long long)m * ldc + n; /* (4) */
-            float r[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) r[j] = alpha * tCrC[i][4 * c + j];
-            if (c_vec && n + 3 < N) {
-                if (beta != 0.0f) {
-                    const float4 o = *(const float4 *)tCgC;
-                    r[0] = fmaf(beta, o.x, r[0]);
-                    r[1] = fmaf(beta, o.y, r[1]);
-                    r[2] = fmaf(beta, o.z, r[2]);
-                    r[3] = fmaf(beta, o.w, r[3]);
-                }
-                *(float4 *)tCgC = make_float4(r[0], r[1], r[2], r[3]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    if (n + j < N) tCgC[j] = (beta != 0.0f) ? fmaf(beta, tCgC[j], r[j]) : r[j];
-            }
+            p4_store_run4(tCgC, &tCrC[i][4 * c], n, N, c_vec, alpha, beta);
         }
     }
 }

@@ -214,24 +214,8 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
             p4_thr_c_coord(K_BLK_N, K_WARP_M, K_WARP_N, K_THR_M, K_THR_N, tid, i, 4 * c, &m, &n);
             m += m0;
             n += n0;
-            float *tCgC = C + (long long)m * ldc + n;
-            float r[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) r[j] = alpha * tCrC[i][4 * c + j];
-            if (c_vec && n + 3 < N) {
-                if (beta != 0.0f) {
-                    const float4 o = *(const float4 *)tCgC;
-                    r[0] = fmaf(beta, o.x, r[0]);
-                    r[1] = fmaf(beta, o.y, r[1]);
-                    r[2] = fmaf(beta, o.z, r[2]);
-                    r[3] = fmaf(beta, o.w, r[3]);
-                }
-                *(float4 *)tCgC = make_float4(r[0], r[1], r[2], r[3]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    if (n + j < N) tCgC[j] = (beta != 0.0f) ? fmaf(beta, tCgC[j], r[j]) : r[j];
-            }
+            float *tCgC = C + (long long)m * ldc + n; /* (4) */
+            p4_store_run4(tCgC, &tCrC[i][4 * c], n, N, c_vec, alpha, beta);
         }
     }
 }

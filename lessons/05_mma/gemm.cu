@@ -408,19 +408,29 @@ gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, lo
     store_c<BF16>(acc, M, N, alpha, beta, C, ldc, m0 + wm * WARP_M, n0 + wn * WARP_N, lane);
 }
 
-template <int BF16, int PAD, int BK>
-static cudaError_t launch_one(const gemm_problem *p, cudaStream_t s) {
-    const size_t smem = (size_t)STAGES * (BLK_M + BLK_N) * (BK + PAD) * 2;
-    void (*kernel)(int, int, int, float, const uint16_t *, long long, const uint16_t *,
-                   long long, float, uint16_t *, long long) = gemm_mma<BF16, PAD, BK>;
+typedef void (*mma_kernel)(int, int, int, float, const uint16_t *, long long, const uint16_t *,
+                           long long, float, uint16_t *, long long);
+
+/* Launches `kernel` with one CTA of `threads` threads per bm x bn tile of C (grid
+ * (ceil(N/bn), ceil(M/bm))) and `smem` bytes of dynamic shared memory, opted in first (more
+ * than 48 KiB needs cudaFuncAttributeMaxDynamicSharedMemorySize; CUDA C++ Programming Guide,
+ * "Shared Memory"). Returns the first CUDA error. */
+static cudaError_t launch_tiles(mma_kernel kernel, int bm, int bn, int threads, size_t smem,
+                                const gemm_problem *p, cudaStream_t s) {
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
-    dim3 grid((p->n + BLK_N - 1) / BLK_N, (p->m + BLK_M - 1) / BLK_M);
-    kernel<<<grid, dim3(NTHREADS), smem, s>>>(
-        p->m, p->n, p->k, p->alpha, (const uint16_t *)p->A, p->lda, (const uint16_t *)p->B,
-        p->ldb, p->beta, (uint16_t *)p->C, p->ldc);
+    const dim3 grid((unsigned)((p->n + bn - 1) / bn), (unsigned)((p->m + bm - 1) / bm));
+    kernel<<<grid, dim3(threads), smem, s>>>(p->m, p->n, p->k, p->alpha, (const uint16_t *)p->A,
+                                              p->lda, (const uint16_t *)p->B, p->ldb, p->beta,
+                                              (uint16_t *)p->C, p->ldc);
     return cudaGetLastError();
+}
+
+template <int BF16, int PAD, int BK>
+static cudaError_t launch_one(const gemm_problem *p, cudaStream_t s) {
+    const size_t smem = (size_t)STAGES * (BLK_M + BLK_N) * (BK + PAD) * 2;
+    return launch_tiles(gemm_mma<BF16, PAD, BK>, BLK_M, BLK_N, NTHREADS, smem, p, s);
 }
 
 template <int PAD, int BK>
@@ -440,18 +450,9 @@ static cudaError_t launch_padded_k32(const gemm_problem *p, cudaStream_t s) {
 
 template <int BF16, int WN, int BK>
 static cudaError_t launch_db_one(const gemm_problem *p, cudaStream_t s) {
-    const int bn = WN * WARP_N;
-    const size_t smem = (size_t)STAGES * (BLK_M + bn) * (BK + PAD_HALVES) * 2;
-    void (*kernel)(int, int, int, float, const uint16_t *, long long, const uint16_t *,
-                   long long, float, uint16_t *, long long) = gemm_mma_db<BF16, WN, BK>;
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)smem);
-    if (e != cudaSuccess) return e;
-    const dim3 grid((unsigned)((p->n + bn - 1) / bn), (unsigned)((p->m + BLK_M - 1) / BLK_M));
-    kernel<<<grid, dim3(32 * WARPS_M * WN), smem, s>>>(
-        p->m, p->n, p->k, p->alpha, (const uint16_t *)p->A, p->lda, (const uint16_t *)p->B,
-        p->ldb, p->beta, (uint16_t *)p->C, p->ldc);
-    return cudaGetLastError();
+    const size_t smem = (size_t)STAGES * (BLK_M + WN * WARP_N) * (BK + PAD_HALVES) * 2;
+    return launch_tiles(gemm_mma_db<BF16, WN, BK>, BLK_M, WN * WARP_N, 32 * WARPS_M * WN, smem,
+                        p, s);
 }
 template <int WN, int BK>
 static cudaError_t launch_db(const gemm_problem *p, cudaStream_t s) {
