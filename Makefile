@@ -46,9 +46,16 @@ $(BUILD)/tools/probe: tools/probe.cu common/check.h $(BUILD)/commit.txt
 	$(NVCC) $(NVCCFLAGS) -DGEMM_GIT_COMMIT='"$(COMMIT)"' $< -o $@ $(LDLIBS)
 
 # ---- the harness --------------------------------------------------------------------------
-HARNESS_OBJS := $(BUILD)/common/harness.o $(BUILD)/common/harness_kernels.o
+HARNESS_OBJS := $(BUILD)/common/harness.o $(BUILD)/common/harness_kernels.o \
+                $(BUILD)/common/harness_commit.o
 
-$(BUILD)/common/harness.o: common/harness.c common/harness.h common/harness_dev.h common/check.h $(BUILD)/commit.txt
+$(BUILD)/common/harness.o: common/harness.c common/harness.h common/harness_dev.h common/check.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -c $< -o $@
+
+# The commit stamp lives in its own object: a new commit recompiles it and relinks the
+# lessons, but no kernel is recompiled.
+$(BUILD)/common/harness_commit.o: common/harness_commit.c $(BUILD)/commit.txt
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -DGEMM_GIT_COMMIT='"$(COMMIT)"' -c $< -o $@
 
@@ -57,12 +64,18 @@ $(BUILD)/common/harness_kernels.o: common/harness_kernels.cu common/harness_dev.
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 # ---- lessons ------------------------------------------------------------------------------
-# build/NN_name/run from lessons/NN_name/gemm.cu (+ any header of that folder and common/).
+# build/NN_name/run from lessons/NN_name/gemm.cu (+ any header of that folder and common/):
+# compiled to gemm.o (ptxas's register/spill report in ptxas.txt; lesson 04 takes a few
+# minutes), then linked with the harness.
 define LESSON_RULE
-$(BUILD)/$(1)/run: lessons/$(1)/gemm.cu $(wildcard lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h) $(HARNESS_OBJS)
+$(BUILD)/$(1)/gemm.o: lessons/$(1)/gemm.cu $(wildcard lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -Xptxas -v lessons/$(1)/gemm.cu $(HARNESS_OBJS) -o $$@ $(LDLIBS) 2> $(BUILD)/$(1)/ptxas.txt || { cat $(BUILD)/$(1)/ptxas.txt; exit 1; }
+	@echo "compiling lessons/$(1)/gemm.cu for $(foreach a,$(ARCH),sm_$(a)) ..."
+	$(NVCC) $(NVCCFLAGS) -Xptxas -v -c lessons/$(1)/gemm.cu -o $$@ 2> $(BUILD)/$(1)/ptxas.txt || { cat $(BUILD)/$(1)/ptxas.txt; exit 1; }
 	@grep -v -E '^ptxas info|^ptxas  *info|bytes stack frame|Used [0-9]+ registers|Compiling entry|Function properties' $(BUILD)/$(1)/ptxas.txt || true
+
+$(BUILD)/$(1)/run: $(BUILD)/$(1)/gemm.o $(HARNESS_OBJS)
+	$(NVCC) $(GENCODE) $$< $(HARNESS_OBJS) -o $$@ $(LDLIBS)
 
 lesson$(firstword $(subst _, ,$(1))): $(BUILD)/$(1)/run
 	@ln -sfn $(BUILD)/$(1)/run run

@@ -15,9 +15,8 @@
 #include "check.h"
 #include "harness_dev.h"
 
-#ifndef GEMM_GIT_COMMIT
-#define GEMM_GIT_COMMIT "unknown"
-#endif
+/* the commit of this build (harness_commit.c) */
+extern const char harness_git_commit[];
 
 /* ---- names ------------------------------------------------------------------------------ */
 
@@ -185,7 +184,10 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         const char *arg = argv[i];
         char name[64];
         const char *val = NULL;
-        if (strncmp(arg, "--", 2) != 0) return fail(err, errlen, "unexpected argument '%s'%s", arg, "");
+        if (!strcmp(arg, "-h")) arg = "--help";
+        if (strncmp(arg, "--", 2) != 0)
+            return fail(err, errlen, "unexpected argument '%s' (options start with --)%s",
+                        arg, "");
         const char *eq = strchr(arg, '=');
         size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
         if (nlen >= sizeof name) return fail(err, errlen, "unknown option '%s'%s", arg, "");
@@ -257,7 +259,10 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         } else if (!strcmp(name, "--iters") || !strcmp(name, "--warmup")) {
             long lo = name[2] == 'i' ? 1 : 0;
             if (parse_int(val, lo, 100000, &v))
-                return fail(err, errlen, "bad %s '%s': expected an integer in range", name, val);
+                return fail(err, errlen,
+                            lo ? "bad %s '%s': expected an integer in 1..100000"
+                               : "bad %s '%s': expected an integer in 0..100000",
+                            name, val);
             if (name[2] == 'i') o->iters = (int)v;
             else o->warmup = (int)v;
         } else if (!strcmp(name, "--pad") || !strcmp(name, "--offset")) {
@@ -794,7 +799,7 @@ static void fill_env(harness_env *e, const struct cudaDeviceProp *prop) {
     gmtime_r(&now, &tm);
     strftime(e->date, sizeof e->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     const char *c = getenv("GEMM_COMMIT");
-    snprintf(e->commit, sizeof e->commit, "%s", c && *c ? c : GEMM_GIT_COMMIT);
+    snprintf(e->commit, sizeof e->commit, "%s", c && *c ? c : harness_git_commit);
 }
 
 typedef struct planned_case {
@@ -830,6 +835,65 @@ static void list_variants(const gemm_lesson *L) {
         mask_names(lays, v->layouts, layout_names, GEMM_NLAYOUTS, ",");
         printf("  %-20s %-15s %-12s align %-2d %s\n", v->name, dts, lays, v->align, v->summary);
     }
+}
+
+/* ---- refusals, grouped ---------------------------------------------------------------
+ * A request over many variants and sizes can be refused many times for one reason (lesson 05
+ * and an odd leading dimension, every variant of a lesson and an unsupported dtype). The
+ * refusals are grouped by reason, with the variant name and the case-specific details taken
+ * out of harness_refusal's text, and each group is printed as one line: how many cases, which
+ * variants, the reason, and the first case. */
+#define HARNESS_REFUSAL_GROUPS 4
+typedef struct refusal_group {
+    char reason[200];   /* harness_refusal's text without "variant 'X' " and "(got ...)" */
+    char variants[160]; /* "a, b, c" */
+    char first[160];    /* the first refused case: "MxNxK dtype layout[, details]" */
+    int count;
+} refusal_group;
+
+/* Adds one refusal; returns 0 when every group slot holds another reason. */
+static int add_refusal(refusal_group *g, int *ng, const char *variant, const char *why,
+                       const gemm_problem *p) {
+    char reason[200], detail[120] = "";
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "variant '%s' ", variant);
+    const char *r = why;
+    if (!strncmp(r, prefix, strlen(prefix))) r += strlen(prefix);
+    if (!strncmp(r, "refuses ", 8) && strstr(r, ": ")) r = strstr(r, ": ") + 2; /* check() */
+    snprintf(reason, sizeof reason, "%s", r);
+    char *got = strstr(reason, " (got ");
+    if (got) { /* "(got lda=127 ...)": a detail of this case, not of the reason */
+        snprintf(detail, sizeof detail, ", %s", got + 6);
+        size_t dl = strlen(detail);
+        if (dl && detail[dl - 1] == ')') detail[dl - 1] = '\0';
+        *got = '\0';
+    }
+    int i = 0;
+    while (i < *ng && strcmp(g[i].reason, reason) != 0) ++i;
+    if (i == *ng) {
+        if (*ng == HARNESS_REFUSAL_GROUPS) return 0;
+        memset(&g[i], 0, sizeof g[i]);
+        snprintf(g[i].reason, sizeof g[i].reason, "%s", reason);
+        snprintf(g[i].first, sizeof g[i].first, "%dx%dx%d %s %s%s", p->m, p->n, p->k,
+                 harness_dtype_name(p->dtype), harness_layout_name(p->layout), detail);
+        ++*ng;
+    }
+    ++g[i].count;
+    /* the variant, once */
+    size_t vl = strlen(variant), have = strlen(g[i].variants);
+    int listed = 0;
+    for (const char *q = g[i].variants; (q = strstr(q, variant)) != NULL; q += vl)
+        if ((q == g[i].variants || q[-1] == ' ') && (q[vl] == ',' || q[vl] == '\0')) listed = 1;
+    if (!listed && have + vl + 3 < sizeof g[i].variants)
+        snprintf(g[i].variants + have, sizeof g[i].variants - have, "%s%s", have ? ", " : "",
+                 variant);
+    return 1;
+}
+
+static void print_refusal(const char *lesson_id, const refusal_group *g, int last_word) {
+    fprintf(stderr, "%s: refused: %d case%s of %s: %s (first: %s)%s\n", lesson_id, g->count,
+            g->count == 1 ? "" : "s", g->variants, g->reason, g->first,
+            last_word ? "; nothing to run" : "");
 }
 
 int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
@@ -870,7 +934,7 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         }
     }
     if (!nsel) {
-        fprintf(stderr, "%s: bad --variant '%s': no variant named\n", prog, o.variant);
+        fprintf(stderr, "%s: bad --variant '%s': no variant named (see --list)\n", prog, o.variant);
         return HARNESS_EXIT_USAGE;
     }
 
@@ -878,8 +942,8 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
      * request with nothing runnable is a usage error, before the GPU is touched. */
     int maxcases = nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o.nsizes;
     planned_case *cases = (planned_case *)xmalloc(sizeof(planned_case) * (size_t)maxcases);
-    int ncases = 0, nrefused = 0, nmsgs = 0;
-    static char msgs[32][320];
+    int ncases = 0, nrefused = 0, ngroups = 0, nlost = 0;
+    static refusal_group groups[HARNESS_REFUSAL_GROUPS];
     for (int vi = 0; vi < nsel; ++vi) {
         const gemm_variant *v = sel[vi];
         unsigned dts = o.dtypes;
@@ -902,12 +966,8 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
                                     (o.layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
                         if (!quiet) {
                             ++nrefused;
-                            int seen = 0; /* one line per distinct reason */
-                            for (int r = 0; r < nmsgs && !seen; ++r) seen = !strcmp(msgs[r], why);
-                            if (!seen) {
-                                fprintf(stderr, "%s: refused: %s\n", lesson->id, why);
-                                if (nmsgs < 32) snprintf(msgs[nmsgs++], sizeof msgs[0], "%s", why);
-                            }
+                            if (!add_refusal(groups, &ngroups, v->name, why, &p))
+                                ++nlost;
                         }
                         continue;
                     }
@@ -918,8 +978,15 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
             }
         }
     }
+    for (int g = 0; g < ngroups; ++g)
+        print_refusal(lesson->id, &groups[g], ncases == 0 && ngroups == 1 && !nlost);
+    if (nlost)
+        fprintf(stderr, "%s: refused: %d more cases for other reasons (narrow the request with "
+                        "--variant, --size, --dtype, --layout to see them)\n",
+                lesson->id, nlost);
     if (ncases == 0) {
-        fprintf(stderr, "%s: nothing to run: every requested case was refused\n", prog);
+        if (ngroups != 1 || nlost)
+            fprintf(stderr, "%s: nothing to run: every requested case was refused\n", prog);
         free(cases);
         return HARNESS_EXIT_USAGE;
     }
@@ -928,9 +995,16 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev == 0) {
+        /* without an NVIDIA driver the runtime reports cudaErrorInsufficientDriver, whose text
+         * ("driver version is insufficient") misleads on a machine that has no driver at all */
+        const char *why = e == cudaSuccess                   ? "0 devices"
+                          : e == cudaErrorInsufficientDriver ? "no NVIDIA driver, or one older "
+                                                               "than this CUDA runtime"
+                          : e == cudaErrorNoDevice           ? "no NVIDIA GPU found"
+                                                             : cudaGetErrorString(e);
         fprintf(stderr, "%s: no CUDA device is available (%s); this course needs an NVIDIA GPU "
                         "of compute capability 8.0 or newer.\n",
-                prog, e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+                prog, why);
         return HARNESS_EXIT_CUDA;
     }
     struct cudaDeviceProp prop;

@@ -4,7 +4,8 @@
 // prints the wrong elements of C: which rows/columns, and by how much (= which k_tiles).
 // Build (from the repository root, after `make build/04_copy/run`):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Icommon -Ilessons/04_copy notes/ldg04_debug.cu \
-//        build/common/harness.o build/common/harness_kernels.o -o build/ldg04_debug -lcublas
+//        build/common/harness.o build/common/harness_kernels.o build/common/harness_commit.o \
+//        -o build/ldg04_debug -lcublas
 // Run: build/ldg04_debug VARIANT_INDEX LAYOUT(0 TN,1 NT,2 NN,3 TT) M N K [SENTINEL]
 #define main lesson04_main
 #include "../lessons/04_copy/gemm.cu"
