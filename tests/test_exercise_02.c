@@ -13,6 +13,10 @@
  * plan.h give exactly the hand-written offsets of common/harness.h's convention for every
  * element of small problems, in all four operand orders, with and without padded leading
  * dimensions, and fit in the arrays the harness allocates.
+ *
+ * A report hook prints, above Criterion's "Tested: 13 | Passing: ...", how many of the 10
+ * questions are right and how many of the 3 plan checks pass, so a student can tell them apart.
+ * Question tests are named q01..q10 so that Criterion's alphabetical order is the README's.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -68,48 +72,48 @@ static void check_value(const char *q, lay_off got, lay_off expected) {
 
 /* ---- the questions ------------------------------------------------------------------- */
 
-Test(exercise02, q1_offset_of_a_coordinate) {
+Test(exercise02, q01_offset_of_a_coordinate) {
     lay_layout L = parse_or_die("(4,8):(8,1)");
     check_value("Q1", ex02_q1_offset(), lay_crd2idx2(L, 2, 3));
 }
 
-Test(exercise02, q2_offset_of_a_1d_index) {
+Test(exercise02, q02_offset_of_a_1d_index) {
     lay_layout L = parse_or_die("(4,8):(8,1)");
     check_value("Q2", ex02_q2_index(), lay_crd2idx(L, 13));
 }
 
-Test(exercise02, q3_coalesce) {
+Test(exercise02, q03_coalesce) {
     lay_layout R;
     must(lay_coalesce(&R, parse_or_die("((2,4),3):((1,2),8)")), "coalesce");
     check_layout("Q3", ex02_q3_coalesce(), R);
 }
 
-Test(exercise02, q4_padded_kmajor_tile) {
+Test(exercise02, q04_padded_kmajor_tile) {
     const int tile_m = 16, tile_k = 16, pad = 4;
     /* K-major: k has stride 1, the next row starts tile_k + pad floats later */
     check_layout("Q4", ex02_q4_padded_tile(), p2_layout_A(tile_m, tile_k, tile_k + pad, 1));
 }
 
-Test(exercise02, q5_mB_of_TT) {
+Test(exercise02, q05_mB_of_TT) {
     const int N = 6, K = 4, ldb = 8;
     const int b_kmajor = 0; /* TT: B(n,k) at B[n + k*ldb] (common/harness.h) */
     check_layout("Q5", ex02_q5_mB_TT(), p2_layout_B(N, K, ldb, b_kmajor));
 }
 
-Test(exercise02, q6_composition) {
+Test(exercise02, q06_composition) {
     lay_layout R;
     must(lay_composition(&R, parse_or_die("(4,8):(8,1)"), parse_or_die("(8,4):(4,1)")),
          "composition");
     check_layout("Q6", ex02_q6_compose(), R);
 }
 
-Test(exercise02, q7_complement) {
+Test(exercise02, q07_complement) {
     lay_layout R;
     must(lay_complement(&R, parse_or_die("4:2"), 24), "complement");
     check_layout("Q7", ex02_q7_complement(), R);
 }
 
-Test(exercise02, q8_zipped_divide) {
+Test(exercise02, q08_zipped_divide) {
     lay_layout R;
     lay_tiler T;
     must(lay_parse_tiler("<4:1,4:1>", &T), "parse tiler");
@@ -117,7 +121,7 @@ Test(exercise02, q8_zipped_divide) {
     check_layout("Q8", ex02_q8_zipped_divide(), R);
 }
 
-Test(exercise02, q9_blocked_product) {
+Test(exercise02, q09_blocked_product) {
     lay_layout R;
     must(lay_blocked_product(&R, parse_or_die("(2,2):(1,2)"), parse_or_die("(2,3):(1,2)")),
          "blocked_product");
@@ -239,4 +243,24 @@ Test(lesson02_plan, cpu_gemm_through_layouts) {
             }
         cr_assert(memcmp(C1, C2, sizeof C1) == 0, "%s: results differ", orders[o].name);
     }
+}
+
+/* ---- the summary: questions and plan checks counted apart ------------------------------ */
+
+/* Criterion's "Tested: 13 | Passing: ..." counts both suites; this line, printed before it,
+ * says how many of the 10 questions are right and whether the 3 checks of plan.h pass. */
+ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
+    size_t q_ok = 0, q_n = 0, p_ok = 0, p_n = 0;
+    for (struct criterion_suite_stats *s = stats->suites; s; s = s->next) {
+        if (strcmp(s->suite->name, "exercise02") == 0) {
+            q_ok += s->tests_passed;
+            q_n += s->nb_tests - s->tests_skipped;
+        } else {
+            p_ok += s->tests_passed;
+            p_n += s->nb_tests - s->tests_skipped;
+        }
+    }
+    fprintf(stderr, "[====] Lesson 02: questions right %zu of %zu (suite exercise02) | "
+            "plan.h checks passing %zu of %zu (suite lesson02_plan, not questions)\n",
+            q_ok, q_n, p_ok, p_n);
 }

@@ -13,8 +13,10 @@
  *   layouts draw-swizzle B M S A          gnuplot data of Sw<B,M,S> o A
  *   layouts banks A BYTES [B M S]         gnuplot data "row col bank" (optionally swizzled)
  *   layouts tv A|B|C|LDSM-SRC|LDSM-DST    thread/value map of an mma.m16n8k16 / ldmatrix.x4 TV
+ *   layouts --help (or -h)                this list on stdout, exit status 0
  *
- * Bad input: one line on stderr, exit status 2.
+ * Bad input (unknown command, too few or too many arguments, an unreadable layout): one line on
+ * stderr, exit status 2.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,24 +67,56 @@ static lay_swizzle arg_swizzle(const char *b, const char *m, const char *s) {
   return sw;
 }
 
+static const char *const commands =
+    "  show A                       text, size, cosize, rank, depth, 2-D table\n"
+    "  compose A B                  A o B   (B a layout or a tiler '<L0,L1>')\n"
+    "  divide A B                   logical/zipped/tiled divide (tiled needs a tiler)\n"
+    "  product A B                  logical/zipped/tiled/blocked/raked product\n"
+    "  complement A M               complement of A up to cotarget M\n"
+    "  inverse A                    right and left inverse\n"
+    "  coalesce A [PROFILE]         coalesce (by-mode with a profile such as '(1,1)')\n"
+    "  filter A                     coalesce after dropping stride-0 and size-1 modes\n"
+    "  swizzle B M S [L]            Sw<B,M,S> table, or the table of Sw o L\n"
+    "  draw A                       gnuplot data \"row col offset\"\n"
+    "  draw-swizzle B M S A         gnuplot data of Sw<B,M,S> o A\n"
+    "  banks A BYTES [B M S]        gnuplot data \"row col bank\" (optionally swizzled)\n"
+    "  tv A|B|C|LDSM-SRC|LDSM-DST   thread/value map of an mma.m16n8k16 / ldmatrix.x4 TV\n";
+
 static void usage(void) {
   fputs("usage: layouts show|compose|divide|product|complement|inverse|coalesce|filter|"
-        "swizzle|draw|draw-swizzle|banks|tv ARGS (see tools/layouts.c)\n",
+        "swizzle|draw|draw-swizzle|banks|tv ARGS (layouts --help for the list)\n",
         stderr);
   exit(2);
 }
 
-static void need(int argc, int n) {
-  if (argc < n) usage();
+static void help(void) {
+  printf("usage: layouts COMMAND ARGS   (layouts as in '(4,8):(8,1)', tilers as in '<4:1,3:1>')\n"
+         "%s"
+         "Bad input: one line on stderr, exit status 2. Source and examples: tools/layouts.c,\n"
+         "lessons/02_layout/README.md.\n",
+         commands);
+  exit(0);
+}
+
+/* argc must lie in [lo, hi]: too few -> usage, too many -> one line naming the first extra one. */
+static void need(int argc, char **argv, int lo, int hi) {
+  if (argc < lo) usage();
+  if (argc > hi) {
+    fprintf(stderr, "layouts: unexpected argument '%s' after %s (layouts --help)\n", argv[hi],
+            argv[1]);
+    exit(2);
+  }
 }
 
 int main(int argc, char **argv) {
   if (argc < 2) usage();
+  for (int i = 1; i < argc; ++i)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) help();
   const char *cmd = argv[1];
   int rc;
   lay_layout R;
   if (strcmp(cmd, "show") == 0) {
-    need(argc, 3);
+    need(argc, argv, 3, 3);
     lay_layout L = arg_layout(argv[2]);
     put("layout", L);
     printf("size %d  cosize %lld  rank %d  depth %d\n", lay_size(L), lay_cosize(L), lay_rank(L),
@@ -91,7 +125,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "compose") == 0) {
-    need(argc, 4);
+    need(argc, argv, 4, 4);
     lay_layout A = arg_layout(argv[2]);
     if (argv[3][0] == '<') {
       lay_tiler T;
@@ -105,7 +139,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "divide") == 0 || strcmp(cmd, "product") == 0) {
-    need(argc, 4);
+    need(argc, argv, 4, 4);
     int div = cmd[0] == 'd';
     lay_layout A = arg_layout(argv[2]);
     if (argv[3][0] == '<') {
@@ -133,7 +167,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "complement") == 0) {
-    need(argc, 4);
+    need(argc, argv, 4, 4);
     lay_layout A = arg_layout(argv[2]);
     rc = lay_complement(&R, A, arg_int(argv[3]));
     if (rc) die("no complement (cotarget %s)", argv[3], rc);
@@ -141,7 +175,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "inverse") == 0) {
-    need(argc, 3);
+    need(argc, argv, 3, 3);
     lay_layout A = arg_layout(argv[2]);
     rc = lay_right_inverse(&R, A);
     result("right_inverse", rc, R);
@@ -150,7 +184,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "coalesce") == 0) {
-    need(argc, 3);
+    need(argc, argv, 3, 4);
     lay_layout A = arg_layout(argv[2]);
     if (argc > 3) {
       lay_layout P;
@@ -164,14 +198,14 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "filter") == 0) {
-    need(argc, 3);
+    need(argc, argv, 3, 3);
     rc = lay_filter(&R, arg_layout(argv[2]));
     if (rc) die("cannot filter %s", argv[2], rc);
     put("filter", R);
     return 0;
   }
   if (strcmp(cmd, "swizzle") == 0) {
-    need(argc, 5);
+    need(argc, argv, 5, 6);
     lay_swizzle sw = arg_swizzle(argv[2], argv[3], argv[4]);
     if (argc > 5) {
       lay_layout L = arg_layout(argv[5]);
@@ -201,13 +235,13 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "draw") == 0) {
-    need(argc, 3);
+    need(argc, argv, 3, 3);
     rc = lay_print_gnuplot(stdout, arg_layout(argv[2]));
     if (rc) die("cannot draw %s (rank 1 or 2 only)", argv[2], rc);
     return 0;
   }
   if (strcmp(cmd, "draw-swizzle") == 0) {
-    need(argc, 6);
+    need(argc, argv, 6, 6);
     lay_swizzle sw = arg_swizzle(argv[2], argv[3], argv[4]);
     lay_swizzled S;
     if ((rc = lay_swizzled_make(&S, sw, 0, arg_layout(argv[5])))) die("bad layout %s", argv[5], rc);
@@ -216,12 +250,14 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "banks") == 0) {
-    need(argc, 4);
+    need(argc, argv, 4, 7);
     lay_layout L = arg_layout(argv[2]);
     long bytes = arg_int(argv[3]);
     if (bytes < 1) die("element size must be >= 1, got %s", argv[3], 0);
     lay_swizzle sw, *psw = NULL;
-    if (argc >= 7) {
+    if (argc == 5 || argc == 6)
+      die("banks: a swizzle needs all three of B M S, got %s", argc == 5 ? "B" : "B M", 0);
+    if (argc == 7) {
       sw = arg_swizzle(argv[4], argv[5], argv[6]);
       psw = &sw;
     }
@@ -230,7 +266,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "tv") == 0) {
-    need(argc, 3);
+    need(argc, argv, 3, 3);
     const char *w = argv[2];
     lay_layout tv, coord;
     if (strcmp(w, "A") == 0 || strcmp(w, "LDSM-DST") == 0) {
