@@ -323,6 +323,34 @@ static __device__ __forceinline__ void p4_store_run4(float *tCgC, const float *a
     }
 }
 
+/* The whole epilogue of a thread: tCrC (THR_M,THR_N) accumulators, row-major, as placed by the
+ * compute partition (plan.h: p4_thr_c_coord). Row i of the thread tile is one C row; its THR_N
+ * columns are THR_N/4 runs of 4 contiguous floats, each stored by p4_store_run4. The tile
+ * constants are compile-time at every call (kernel.cuh, kernel_ldg.cuh), so the loops unroll
+ * and tCrC stays in registers (ptxas: 0 bytes stack). */
+static __device__ __forceinline__ void p4_epilogue(const float *tCrC, const int blk_n,
+                                                   const int warp_m, const int warp_n,
+                                                   const int thr_m, const int thr_n, int tid,
+                                                   int m0, int n0, int M, int N, float *C,
+                                                   long long ldc, int c_vec, float alpha,
+                                                   float beta) {
+#pragma unroll
+    for (int i = 0; i < thr_m; ++i) {
+        int m, n;
+        p4_thr_c_coord(blk_n, warp_m, warp_n, thr_m, thr_n, tid, i, 0, &m, &n);
+        m += m0;
+        if (m >= M) continue;
+#pragma unroll
+        for (int c = 0; c < thr_n / 4; ++c) {
+            p4_thr_c_coord(blk_n, warp_m, warp_n, thr_m, thr_n, tid, i, 4 * c, &m, &n);
+            m += m0;
+            n += n0;
+            float *tCgC = C + (long long)m * ldc + n; /* (4) */
+            p4_store_run4(tCgC, tCrC + i * thr_n + 4 * c, n, N, c_vec, alpha, beta);
+        }
+    }
+}
+
 /* ---- the kernels: one per tile configuration (kernel.cuh) --------------------------------
  * P4_MINB_8X8: CTAs per SM promised by the pipelined 8x8-per-thread kernels. 2 caps them at
  * 128 registers, and the copy plans then spill (ptxas); 1 lets them take what they need.

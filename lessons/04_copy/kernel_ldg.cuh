@@ -202,22 +202,9 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 #undef K_STS
 #undef K_LDS
 
-    /* ---- epilogue: tCgC = alpha * tCrC + beta * tCgC (as kernel.cuh) ------------------- */
-#pragma unroll
-    for (int i = 0; i < K_THR_M; ++i) {
-        int m, n;
-        p4_thr_c_coord(K_BLK_N, K_WARP_M, K_WARP_N, K_THR_M, K_THR_N, tid, i, 0, &m, &n);
-        m += m0;
-        if (m >= M) continue;
-#pragma unroll
-        for (int c = 0; c < K_THR_N / 4; ++c) {
-            p4_thr_c_coord(K_BLK_N, K_WARP_M, K_WARP_N, K_THR_M, K_THR_N, tid, i, 4 * c, &m, &n);
-            m += m0;
-            n += n0;
-            float *tCgC = C + (long long)m * ldc + n; /* (4) */
-            p4_store_run4(tCgC, &tCrC[i][4 * c], n, N, c_vec, alpha, beta);
-        }
-    }
+    /* ---- epilogue: tCgC = alpha * tCrC + beta * tCgC (gemm.cu: p4_epilogue) ------------ */
+    p4_epilogue(&tCrC[0][0], K_BLK_N, K_WARP_M, K_WARP_N, K_THR_M, K_THR_N, tid, m0, n0, M, N, C,
+                ldc, c_vec, alpha, beta);
 }
 
 /* K_MINB = CTAs per SM promised to __launch_bounds__ (2 for ldg128_128x128x8_4w: 2 x 128
