@@ -309,15 +309,16 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
 
 /* ---- refusal ---------------------------------------------------------------------------- */
 
-/* The names of the bits set in mask (bit i = names[i]), joined by sep, into out (64 bytes:
- * enough for every dtype or every layout name). */
-static void mask_names(char out[64], unsigned mask, const char *const *names, int count,
+/* The names of the bits set in mask (bit i = names[i]), joined by sep, into out (len bytes;
+ * a list that does not fit is cut short). */
+static void mask_names(char *out, size_t len, unsigned mask, const char *const *names, int count,
                        const char *sep) {
+    size_t used = 0;
     out[0] = '\0';
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < count && used < len; ++i)
         if (mask & (1u << i)) {
-            if (out[0]) strcat(out, sep);
-            strcat(out, names[i]);
+            int w = snprintf(out + used, len - used, "%s%s", used ? sep : "", names[i]);
+            used += w > 0 ? (size_t)w : 0;
         }
 }
 
@@ -325,14 +326,14 @@ const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int of
                             char *buf, size_t len) {
     if (!(v->dtypes & GEMM_DT_BIT(p->dtype))) {
         char list[64];
-        mask_names(list, v->dtypes, dtype_names, GEMM_NDTYPES, ", ");
+        mask_names(list, sizeof list, v->dtypes, dtype_names, GEMM_NDTYPES, ", ");
         snprintf(buf, len, "variant '%s' does not support dtype %s (supported: %s)", v->name,
                  dtype_names[p->dtype], list);
         return buf;
     }
     if (!(v->layouts & GEMM_LAYOUT_BIT(p->layout))) {
         char list[64];
-        mask_names(list, v->layouts, layout_names, GEMM_NLAYOUTS, ", ");
+        mask_names(list, sizeof list, v->layouts, layout_names, GEMM_NLAYOUTS, ", ");
         snprintf(buf, len, "variant '%s' does not support layout %s (supported: %s)", v->name,
                  layout_names[p->layout], list);
         return buf;
@@ -831,8 +832,8 @@ static void list_variants(const gemm_lesson *L) {
     for (int i = 0; i < L->nvariants; ++i) {
         const gemm_variant *v = &L->variants[i];
         char dts[64], lays[64];
-        mask_names(dts, v->dtypes, dtype_names, GEMM_NDTYPES, ",");
-        mask_names(lays, v->layouts, layout_names, GEMM_NLAYOUTS, ",");
+        mask_names(dts, sizeof dts, v->dtypes, dtype_names, GEMM_NDTYPES, ",");
+        mask_names(lays, sizeof lays, v->layouts, layout_names, GEMM_NLAYOUTS, ",");
         printf("  %-20s %-15s %-12s align %-2d %s\n", v->name, dts, lays, v->align, v->summary);
     }
 }
@@ -845,14 +846,15 @@ static void list_variants(const gemm_lesson *L) {
  * variants, the reason, and the first case. */
 #define HARNESS_REFUSAL_GROUPS 4
 typedef struct refusal_group {
-    char reason[200];   /* harness_refusal's text without "variant 'X' " and "(got ...)" */
-    char variants[160]; /* "a, b, c" */
-    char first[160];    /* the first refused case: "MxNxK dtype layout[, details]" */
+    char reason[200]; /* harness_refusal's text without "variant 'X' " and "(got ...)" */
+    char first[160];  /* the first refused case: "MxNxK dtype layout[, details]" */
+    unsigned variants; /* bit vi: selected variant vi was refused for this reason */
     int count;
 } refusal_group;
 
-/* Adds one refusal; returns 0 when every group slot holds another reason. */
-static int add_refusal(refusal_group *g, int *ng, const char *variant, const char *why,
+/* Adds one refusal of selected variant vi (named variant); returns 0 when every group slot
+ * holds another reason. */
+static int add_refusal(refusal_group *g, int *ng, int vi, const char *variant, const char *why,
                        const gemm_problem *p) {
     char reason[200], detail[120] = "";
     char prefix[96];
@@ -879,20 +881,17 @@ static int add_refusal(refusal_group *g, int *ng, const char *variant, const cha
         ++*ng;
     }
     ++g[i].count;
-    /* the variant, once */
-    size_t vl = strlen(variant), have = strlen(g[i].variants);
-    int listed = 0;
-    for (const char *q = g[i].variants; (q = strstr(q, variant)) != NULL; q += vl)
-        if ((q == g[i].variants || q[-1] == ' ') && (q[vl] == ',' || q[vl] == '\0')) listed = 1;
-    if (!listed && have + vl + 3 < sizeof g[i].variants)
-        snprintf(g[i].variants + have, sizeof g[i].variants - have, "%s%s", have ? ", " : "",
-                 variant);
+    g[i].variants |= 1u << vi;
     return 1;
 }
 
-static void print_refusal(const char *lesson_id, const refusal_group *g, int last_word) {
+/* One line for a group; names[vi] is the name of selected variant vi. */
+static void print_refusal(const char *lesson_id, const refusal_group *g,
+                          const char *const *names, int nsel, int last_word) {
+    char list[256];
+    mask_names(list, sizeof list, g->variants, names, nsel, ", ");
     fprintf(stderr, "%s: refused: %d case%s of %s: %s (first: %s)%s\n", lesson_id, g->count,
-            g->count == 1 ? "" : "s", g->variants, g->reason, g->first,
+            g->count == 1 ? "" : "s", list, g->reason, g->first,
             last_word ? "; nothing to run" : "");
 }
 
@@ -966,7 +965,7 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
                                     (o.layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
                         if (!quiet) {
                             ++nrefused;
-                            if (!add_refusal(groups, &ngroups, v->name, why, &p))
+                            if (!add_refusal(groups, &ngroups, vi, v->name, why, &p))
                                 ++nlost;
                         }
                         continue;
@@ -978,8 +977,11 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
             }
         }
     }
+    const char *sel_names[HARNESS_MAX_VARIANTS];
+    for (int vi = 0; vi < nsel; ++vi) sel_names[vi] = sel[vi]->name;
     for (int g = 0; g < ngroups; ++g)
-        print_refusal(lesson->id, &groups[g], ncases == 0 && ngroups == 1 && !nlost);
+        print_refusal(lesson->id, &groups[g], sel_names, nsel,
+                      ncases == 0 && ngroups == 1 && !nlost);
     if (nlost)
         fprintf(stderr, "%s: refused: %d more cases for other reasons (narrow the request with "
                         "--variant, --size, --dtype, --layout to see them)\n",
