@@ -448,9 +448,14 @@ static cudaError_t launch_padded_k32(const gemm_problem *p, cudaStream_t s) {
     return launch_mma<PAD_HALVES, 32>(p, s);
 }
 
+/* Dynamic shared memory of gemm_mma_db<*, WN, BK>: STAGES x (BLK_M + WN*WARP_N) padded rows. */
+static size_t db_smem_bytes(int wn, int bk) {
+    return (size_t)STAGES * (BLK_M + wn * WARP_N) * (bk + PAD_HALVES) * 2;
+}
+
 template <int BF16, int WN, int BK>
 static cudaError_t launch_db_one(const gemm_problem *p, cudaStream_t s) {
-    const size_t smem = (size_t)STAGES * (BLK_M + WN * WARP_N) * (BK + PAD_HALVES) * 2;
+    const size_t smem = db_smem_bytes(WN, BK);
     return launch_tiles(gemm_mma_db<BF16, WN, BK>, BLK_M, WN * WARP_N, 32 * WARPS_M * WN, smem,
                         p, s);
 }
@@ -477,22 +482,22 @@ static const char *check_mma(const gemm_problem *p) {
  * MaxSharedMemoryPerBlockOptin: 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89;
  * CUDA C++ Programming Guide, "Features and Technical Specifications"). Refuse there, naming
  * a variant that fits. Without a usable device the query fails and the harness reports that. */
-static const char *check_smem(const gemm_problem *p, int bytes, const char *why) {
+static const char *check_smem(const gemm_problem *p, size_t bytes, const char *why) {
     int dev, optin;
     if (cudaGetDevice(&dev) == cudaSuccess &&
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
             cudaSuccess &&
-        optin < bytes)
+        (size_t)optin < bytes)
         return why;
     return check_mma(p);
 }
 static const char *check_128x256x128(const gemm_problem *p) {
-    return check_smem(p, STAGES * (BLK_M + 256) * (128 + PAD_HALVES) * 2,
+    return check_smem(p, db_smem_bytes(4, 128), /* 208,896 B */
                       "needs 204 KiB of shared memory per CTA, more than this GPU allows; "
                       "try --variant padded_128x256 or padded");
 }
 static const char *check_128x256(const gemm_problem *p) {
-    return check_smem(p, STAGES * (BLK_M + 256) * (BLK_K + PAD_HALVES) * 2,
+    return check_smem(p, db_smem_bytes(4, BLK_K), /* 110,592 B */
                       "needs 108 KiB of shared memory per CTA, more than this GPU allows; "
                       "try --variant padded");
 }
