@@ -176,9 +176,13 @@ static __device__ __forceinline__ void load_tile_generic(uint16_t *s, const uint
     }
 }
 
-/* One CTA computes the (BM, BN) tile of C chosen by plan_raster from blockIdx.x.
- * Warp w owns the (WTM, WTN) = (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N);
- * acc[i][j][0..3] is the C fragment of MMA atom (i, j) of that block. */
+/* A CTA computes the (BM, BN) tiles of C numbered blockIdx.x, blockIdx.x + gridDim.x, ...
+ * (tile numbers go through plan_raster). With one CTA per tile (grid = tiles) that is one
+ * tile; a persistent launch (grid = CTAs that fit on the GPU at once) walks several, and the
+ * cp.async pipeline runs on across tile boundaries: the first K tiles of the next tile are in
+ * flight while the last ones of this tile are computed and while its epilogue stores C.
+ * Warp w owns the (WTM, WTN) = (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of
+ * each tile; acc[i][j][0..3] is the C fragment of MMA atom (i, j) of that block. */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs p) {
     enum {
@@ -200,10 +204,11 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm = warp / WARPS_N, wn = warp % WARPS_N;
-    int tm, tn;
-    plan_raster(blockIdx.x, (p.M + BM - 1) / BM, (p.N + BN - 1) / BN, RASTER_GROUP, &tm, &tn);
-    const int m0 = tm * BM, n0 = tn * BN;
+    const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
+    const int ntiles = tiles_m * tiles_n;
     const int ktiles = (p.K + BK - 1) / BK;
+    /* this CTA's tiles: blockIdx.x + t * gridDim.x for t = 0 .. mine-1 */
+    const int mine = (int)blockIdx.x < ntiles ? (ntiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1 : 0;
 
     float acc[MI][NI][4];
 #pragma unroll
@@ -224,43 +229,66 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
 
     uint32_t ra[2][MI][4], rb[2][NI][2]; /* fragments, double-buffered over k-steps */
 
-    /* fast-path copy plan of this thread (see copy_range) */
+    /* fast-path copy plan of this thread (see copy_range); the tile-independent part */
     copy_state cs;
+    const int crow = plan_copy_row(threadIdx.x, 0, NT, BK); /* this thread's copy-0 row */
+    cs.col = plan_copy_chunk(threadIdx.x, 0, NT, BK) * 8;
+    cs.a_step = (long long)RSTEP * p.lda;
+    cs.b_step = (long long)RSTEP * p.ldb;
+    cs.a_rowb = (uint32_t)(2 * cs.a_step);
+    cs.b_rowb = (uint32_t)(2 * cs.b_step);
     {
-        const int row = plan_copy_row(threadIdx.x, 0, NT, BK);
-        cs.col = plan_copy_chunk(threadIdx.x, 0, NT, BK) * 8;
-        cs.a_rows = p.M - m0 - row;
-        cs.b_rows = p.N - n0 - row;
-        cs.a = p.A + (long long)(m0 + row) * p.lda + cs.col; /* used only where in range */
-        cs.b = p.B + (long long)(n0 + row) * p.ldb + cs.col;
-        cs.a_step = (long long)RSTEP * p.lda;
-        cs.b_step = (long long)RSTEP * p.ldb;
-        cs.a_rowb = (uint32_t)(2 * cs.a_step);
-        cs.b_rowb = (uint32_t)(2 * cs.b_step);
         const uint32_t s0 = 2 * plan_swizzle(threadIdx.x * 8, plan_swizzle_bits(BK), 3, 3);
         cs.sa = sA_u + s0;
         cs.sb = sB_u + s0;
     }
 
-    /* K tiles [0, kfull) of an interior CTA need no predication */
-    const int kfull = p.rows32 && m0 + BM <= p.M && n0 + BN <= p.N ? p.K / BK : 0;
+    /* The loader: which K tile the copies issued now belong to. It runs STAGES-1 K tiles
+     * ahead of the MMAs through this CTA's sequence of (tile, K tile) pairs. */
+    int l_t = 0, l_kt = 0;  /* tile ordinal (>= l_end: nothing left to load) and K tile */
+    int l_m0 = 0, l_n0 = 0; /* that tile's origin */
+    int l_kfull = 0;        /* its K tiles [0, l_kfull) need no predication */
+    const int l_end = ktiles > 0 ? mine : 0;
+    /* point the copy plan at tile ordinal l_t (the per-tile part of copy_state) */
+#define LOADER_TILE()                                                                          \
+    do {                                                                                       \
+        int tm_, tn_;                                                                          \
+        plan_raster((int)blockIdx.x + l_t * (int)gridDim.x, tiles_m, tiles_n, RASTER_GROUP,    \
+                    &tm_, &tn_);                                                               \
+        l_m0 = tm_ * BM; l_n0 = tn_ * BN;                                                      \
+        cs.a_rows = p.M - l_m0 - crow;                                                         \
+        cs.b_rows = p.N - l_n0 - crow;                                                         \
+        cs.a = p.A + (long long)(l_m0 + crow) * p.lda + cs.col; /* used only where in range */ \
+        cs.b = p.B + (long long)(l_n0 + crow) * p.ldb + cs.col;                               \
+        l_kfull = p.rows32 && l_m0 + BM <= p.M && l_n0 + BN <= p.N ? p.K / BK : 0;             \
+    } while (0)
+    /* after the copies of one K tile: on to the next K tile, or the next tile's first */
+#define LOADER_NEXT()                                                                          \
+    do {                                                                                       \
+        if (++l_kt == ktiles) {                                                                \
+            l_kt = 0;                                                                          \
+            if (++l_t < l_end) LOADER_TILE(); else l_kfull = 0;                                \
+        }                                                                                      \
+    } while (0)
+    if (l_end > 0) LOADER_TILE();
 
-    /* copies [lo, hi) of K tile kt into stage st. INTERIOR (a constant): the tile is known to
-     * lie inside A and B; otherwise predicated (nothing past the end of K, zero-fill) */
-#define COPIES(st, kt, lo, hi, INTERIOR)                                                       \
+    /* copies [lo, hi) of the loader's K tile into stage st. INTERIOR (a constant): the tile
+     * is known to lie inside A and B; otherwise predicated (nothing once the loader is past
+     * this CTA's last tile, zero-fill at the edges) */
+#define COPIES(st, lo, hi, INTERIOR)                                                           \
     do {                                                                                       \
         if (INTERIOR) {                                                                        \
-            copy_range_interior<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), (kt));           \
-        } else if ((kt) < ktiles) {                                                            \
+            copy_range_interior<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), l_kt);           \
+        } else if (l_t < l_end) {                                                              \
             if (GENERIC) {                                                                     \
                 if ((lo) == 0) {                                                               \
                     load_tile_generic<BM, BK, NT>(sA + (st) * A_STAGE, p.A, p.lda, p.a_kmajor, \
-                                                  m0, p.M, (kt) * BK, p.K);                    \
+                                                  l_m0, p.M, l_kt * BK, p.K);                  \
                     load_tile_generic<BN, BK, NT>(sB + (st) * B_STAGE, p.B, p.ldb, p.b_kmajor, \
-                                                  n0, p.N, (kt) * BK, p.K);                    \
+                                                  l_n0, p.N, l_kt * BK, p.K);                  \
                 }                                                                              \
             } else {                                                                           \
-                copy_range<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), (kt), p.K, p.A);      \
+                copy_range<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), l_kt, p.K, p.A);      \
             }                                                                                  \
         }                                                                                      \
     } while (0)
@@ -280,25 +308,26 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
         }                                                                                      \
     } while (0)
 
-    /* prologue: tiles 0 .. STAGES-2 in flight, wait for tile 0, first fragments */
+    /* prologue: the first STAGES-1 K tiles in flight, wait for the first, its fragments */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
-        COPIES(st, st, 0, NCOPY, 0);
+        COPIES(st, 0, NCOPY, 0);
         ptx_cp_async_commit();
+        LOADER_NEXT();
     }
     PTX_CP_ASYNC_WAIT(STAGES - 2);
     __syncthreads();
     int rd = 0;          /* stage being computed */
-    int wr = STAGES - 1; /* stage the next tile goes to */
-    if (ktiles > 0) LOAD_FRAGS(0, 0, 0);
+    int wr = STAGES - 1; /* stage the loader fills next */
+    if (l_end > 0) LOAD_FRAGS(0, 0, 0);
 
-    /* main loop. Timeline of one K tile kt (KSTEPS k-steps):
-     *   kk < KSTEPS-1   issue a share (CPK) of the cp.async copies of tile kt+STAGES-1 into
-     *                   stage wr (freed by the barrier at the end of tile kt-1)
-     *   kk = KSTEPS-1   commit; wait until tile kt+1 has landed (wait_group STAGES-2);
+    /* main loop. Timeline of one K tile (KSTEPS k-steps):
+     *   kk < KSTEPS-1   issue a share (CPK) of the cp.async copies of the loader's K tile
+     *                   (STAGES-1 ahead) into stage wr (freed by the previous K tile's barrier)
+     *   kk = KSTEPS-1   commit; wait until the next K tile has landed (wait_group STAGES-2);
      *                   barrier; move rd and wr on
-     *   every kk        ldmatrix the fragments of k-step kk+1 (next tile's first when kk is
-     *                   the last), then the MI x NI MMAs of k-step kk */
+     *   every kk        ldmatrix the fragments of k-step kk+1 (the next K tile's first when kk
+     *                   is the last), then the MI x NI MMAs of k-step kk */
 #define K_TILE(INTERIOR)                                                                       \
     _Pragma("unroll") for (int kk = 0; kk < KSTEPS; ++kk) {                                    \
         if (kk == KSTEPS - 1) {                                                                \
@@ -308,9 +337,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
             rd = rd + 1 == STAGES ? 0 : rd + 1;                                                \
             wr = wr + 1 == STAGES ? 0 : wr + 1;                                                \
         }                                                                                      \
-        if (kk < KSTEPS - 1 || (INTERIOR) || kt + 1 < ktiles)                                  \
-            LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);                                   \
-        if (kk < KSTEPS - 1) COPIES(wr, kt + STAGES - 1, kk * CPK, (kk + 1) * CPK, INTERIOR); \
+        if (kk < KSTEPS - 1 || more) LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);          \
+        if (kk < KSTEPS - 1) COPIES(wr, kk * CPK, (kk + 1) * CPK, INTERIOR);                   \
         _Pragma("unroll") for (int i = 0; i < MI; ++i)                                         \
         _Pragma("unroll") for (int jj = 0; jj < NI; ++jj) {                                    \
             const int j = i % 2 ? NI - 1 - jj : jj; /* serpentine: reuse B at turns */         \
@@ -318,55 +346,77 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
             else      ptx_mma_m16n8k16_f16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);           \
         }                                                                                      \
     }
-    /* Two copies of the loop: while the tile being loaded (kt + STAGES - 1) lies inside A and
-     * B, the copies need no predication at all; the last tiles (and edge CTAs) take the
-     * predicated copies. */
-    int kt = 0;
-    if (!GENERIC)
-        for (; kt + STAGES - 1 < kfull; ++kt) { K_TILE(1) }
-    for (; kt < ktiles; ++kt) { K_TILE(0) }
+    for (int t = 0; t < mine; ++t) {
+        for (int kt = 0; kt < ktiles; ++kt) {
+            const int more = kt + 1 < ktiles || t + 1 < mine; /* another K tile follows */
+            /* while the K tile being loaded lies inside A and B its copies need no
+             * predication at all (the loop body exists twice; the branch is uniform) */
+            if (!GENERIC && l_kt < l_kfull) { K_TILE(1) } else { K_TILE(0) }
+            LOADER_NEXT();
+        }
+
+        /* epilogue of tile t: lane l holds rows g, g+8 and columns 2t, 2t+1 of each atom
+         * (plan_mma_c_*). The loads of the next tile are already in flight meanwhile. */
+        int tm, tn;
+        plan_raster((int)blockIdx.x + t * (int)gridDim.x, tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
+        const int m0 = tm * BM, n0 = tn * BN;
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int m = m0 + wm * WTM + i * MMA_M + plan_mma_c_row(lane, 2 * h);
+                    const int n = n0 + wn * WTN + j * MMA_N + plan_mma_c_col(lane, 0);
+                    float v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
+                    acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
+                    if (m >= p.M || n >= p.N) continue;
+                    uint16_t *c = p.C + (long long)m * p.ldc + n;
+                    const int two = n + 1 < p.N;
+                    if (p.beta != 0.0f) { /* C is read only when beta != 0 */
+                        v0 += p.beta * elem_to_f32(c[0], BF16);
+                        if (two) v1 += p.beta * elem_to_f32(c[1], BF16);
+                    }
+                    if (two && p.pair_ok) {
+                        *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
+                                         ((uint32_t)f32_to_elem(v1, BF16) << 16);
+                    } else {
+                        c[0] = f32_to_elem(v0, BF16);
+                        if (two) c[1] = f32_to_elem(v1, BF16);
+                    }
+                }
+    }
 #undef K_TILE
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 #undef COPIES
 #undef LOAD_FRAGS
-
-    /* epilogue: lane l holds rows g, g+8 and columns 2t, 2t+1 of each atom (plan_mma_c_*) */
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int m = m0 + wm * WTM + i * MMA_M + plan_mma_c_row(lane, 2 * h);
-                const int n = n0 + wn * WTN + j * MMA_N + plan_mma_c_col(lane, 0);
-                if (m >= p.M || n >= p.N) continue;
-                uint16_t *c = p.C + (long long)m * p.ldc + n;
-                const int two = n + 1 < p.N;
-                float v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
-                if (p.beta != 0.0f) { /* C is read only when beta != 0 */
-                    v0 += p.beta * elem_to_f32(c[0], BF16);
-                    if (two) v1 += p.beta * elem_to_f32(c[1], BF16);
-                }
-                if (two && p.pair_ok) {
-                    *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
-                                     ((uint32_t)f32_to_elem(v1, BF16) << 16);
-                } else {
-                    c[0] = f32_to_elem(v0, BF16);
-                    if (two) c[1] = f32_to_elem(v1, BF16);
-                }
-            }
+#undef LOADER_TILE
+#undef LOADER_NEXT
 }
 
-/* Sets the dynamic smem limit (checked) and launches one instantiation. */
+/* Sets the dynamic smem limit (checked) and launches one instantiation: one CTA per tile,
+ * or (persistent) as many CTAs as fit on the GPU at once, never more than there are tiles. */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
-static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
+static cudaError_t launch_one(const kargs *a, int persistent, cudaStream_t s) {
     const size_t smem = (size_t)STAGES * (BM + BN) * BK * 2;
+    const int threads = 32 * WARPS_M * WARPS_N;
     void (*kernel)(kargs) = gemm_swizzle<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
-    const long long tiles = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
-    kernel<<<dim3((unsigned)tiles), dim3(32 * WARPS_M * WARPS_N), smem, s>>>(*a);
+    long long grid = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
+    if (persistent) {
+        int dev, sms, per_sm;
+        if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+            (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+            (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem)) !=
+                cudaSuccess)
+            return e;
+        if (per_sm < 1) per_sm = 1; /* the launch then reports why it cannot run */
+        if ((long long)sms * per_sm < grid) grid = (long long)sms * per_sm;
+    }
+    if (grid == 0) grid = 1; /* M or N is 0: one CTA that has no tile */
+    kernel<<<dim3((unsigned)grid), dim3(threads), smem, s>>>(*a);
     return cudaGetLastError();
 }
 
@@ -377,7 +427,7 @@ static int fast_path_ok(const gemm_problem *p) {
 }
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
-static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
+static cudaError_t launch_cfg(const gemm_problem *p, int persistent, cudaStream_t s) {
     kargs a;
     a.M = p->m; a.N = p->n; a.K = p->k;
     a.alpha = p->alpha; a.beta = p->beta;
@@ -388,20 +438,29 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
     const int bf16 = p->dtype == GEMM_BF16, fast = fast_path_ok(p);
     if (bf16)
-        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s)
-                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s);
-    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s)
-                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s);
+        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, persistent, s)
+                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, persistent, s);
+    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, persistent, s)
+                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, persistent, s);
 }
 
+static cudaError_t launch_128x256x64_s3_p(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<128, 256, 64, 2, 4, 3>(p, 1, s);
+}
+static cudaError_t launch_128x256x64_s4_p(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<128, 256, 64, 2, 4, 4>(p, 1, s);
+}
 static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3>(p, s);
+    return launch_cfg<128, 256, 64, 2, 4, 3>(p, 0, s);
 }
 static cudaError_t launch_128x128x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 64, 2, 2, 3>(p, s);
+    return launch_cfg<128, 128, 64, 2, 2, 3>(p, 0, s);
+}
+static cudaError_t launch_128x128x64_s3_p(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<128, 128, 64, 2, 2, 3>(p, 1, s);
 }
 static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 32, 2, 2, 4>(p, s);
+    return launch_cfg<128, 128, 32, 2, 2, 4>(p, 0, s);
 }
 
 /* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. */
@@ -414,6 +473,9 @@ static const char *check_grid(const gemm_problem *p) {
 #define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_##name}
 
 static const gemm_variant variants[] = {
+    V(128x256x64_s3_p, "128x256x64_s3 with persistent CTAs: the pipeline runs on across tiles"),
+    V(128x256x64_s4_p, "the same with 4 stages, 192 KiB smem"),
+    V(128x128x64_s3_p, "128x128x64_s3 with persistent CTAs (2 per SM)"),
     V(128x256x64_s3, "8 warps (2x4) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 144 KiB smem"),
     V(128x128x64_s3, "4 warps (2x2) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 96 KiB smem"),
     V(128x128x32_s4, "4 warps (2x2) of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 64 KiB smem"),
