@@ -337,7 +337,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
             rd = rd + 1 == STAGES ? 0 : rd + 1;                                                \
             wr = wr + 1 == STAGES ? 0 : wr + 1;                                                \
         }                                                                                      \
-        if (kk < KSTEPS - 1 || more) LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);          \
+        if (kk < KSTEPS - 1 || (INTERIOR) || more)                                             \
+            LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);                                   \
         if (kk < KSTEPS - 1) COPIES(wr, kk * CPK, (kk + 1) * CPK, INTERIOR);                   \
         _Pragma("unroll") for (int i = 0; i < MI; ++i)                                         \
         _Pragma("unroll") for (int jj = 0; jj < NI; ++jj) {                                    \
@@ -347,11 +348,19 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
         }                                                                                      \
     }
     for (int t = 0; t < mine; ++t) {
-        for (int kt = 0; kt < ktiles; ++kt) {
+        /* While the K tile being loaded lies inside A and B its copies need no predication at
+         * all (INTERIOR = 1; then a next K tile to compute surely exists too). The last K
+         * tiles of an edge tile, or of the whole sequence, take the predicated copies. */
+        int kt = 0;
+        if (!GENERIC)
+            for (; kt < ktiles && l_kt < l_kfull; ++kt) {
+                const int more = 1;
+                K_TILE(1)
+                LOADER_NEXT();
+            }
+        for (; kt < ktiles; ++kt) {
             const int more = kt + 1 < ktiles || t + 1 < mine; /* another K tile follows */
-            /* while the K tile being loaded lies inside A and B its copies need no
-             * predication at all (the loop body exists twice; the branch is uniform) */
-            if (!GENERIC && l_kt < l_kfull) { K_TILE(1) } else { K_TILE(0) }
+            K_TILE(0)
             LOADER_NEXT();
         }
 
