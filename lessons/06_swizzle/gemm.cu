@@ -272,23 +272,23 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
     } while (0)
     if (l_end > 0) LOADER_TILE();
 
-    /* copies [lo, hi) of the loader's K tile into stage st. INTERIOR (a constant): the tile
+    /* copies [lo, hi) of the loader's K tile (ktl) into stage st. INTERIOR (a constant): the tile
      * is known to lie inside A and B; otherwise predicated (nothing once the loader is past
      * this CTA's last tile, zero-fill at the edges) */
-#define COPIES(st, lo, hi, INTERIOR)                                                           \
+#define COPIES(st, ktl, lo, hi, INTERIOR)                                                      \
     do {                                                                                       \
         if (INTERIOR) {                                                                        \
-            copy_range_interior<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), l_kt);           \
+            copy_range_interior<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), (ktl));          \
         } else if (l_t < l_end) {                                                              \
             if (GENERIC) {                                                                     \
                 if ((lo) == 0) {                                                               \
                     load_tile_generic<BM, BK, NT>(sA + (st) * A_STAGE, p.A, p.lda, p.a_kmajor, \
-                                                  l_m0, p.M, l_kt * BK, p.K);                  \
+                                                  l_m0, p.M, (ktl) * BK, p.K);                 \
                     load_tile_generic<BN, BK, NT>(sB + (st) * B_STAGE, p.B, p.ldb, p.b_kmajor, \
-                                                  l_n0, p.N, l_kt * BK, p.K);                  \
+                                                  l_n0, p.N, (ktl) * BK, p.K);                 \
                 }                                                                              \
             } else {                                                                           \
-                copy_range<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), l_kt, p.K, p.A);      \
+                copy_range<BM, BN, BK, NT, STAGES>(&cs, (lo), (hi), (st), (ktl), p.K, p.A);     \
             }                                                                                  \
         }                                                                                      \
     } while (0)
@@ -311,7 +311,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
     /* prologue: the first STAGES-1 K tiles in flight, wait for the first, its fragments */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
-        COPIES(st, 0, NCOPY, 0);
+        COPIES(st, l_kt, 0, NCOPY, 0);
         ptx_cp_async_commit();
         LOADER_NEXT();
     }
@@ -328,7 +328,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
      *                   barrier; move rd and wr on
      *   every kk        ldmatrix the fragments of k-step kk+1 (the next K tile's first when kk
      *                   is the last), then the MI x NI MMAs of k-step kk */
-#define K_TILE(INTERIOR)                                                                       \
+#define K_TILE(KTL, INTERIOR)                                                                  \
     _Pragma("unroll") for (int kk = 0; kk < KSTEPS; ++kk) {                                    \
         if (kk == KSTEPS - 1) {                                                                \
             ptx_cp_async_commit();                                                             \
@@ -339,7 +339,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
         }                                                                                      \
         if (kk < KSTEPS - 1 || (INTERIOR) || more)                                             \
             LOAD_FRAGS((kk + 1) % 2, rd, (kk + 1) % KSTEPS);                                   \
-        if (kk < KSTEPS - 1) COPIES(wr, kk * CPK, (kk + 1) * CPK, INTERIOR);                   \
+        if (kk < KSTEPS - 1) COPIES(wr, (KTL), kk * CPK, (kk + 1) * CPK, INTERIOR);            \
         _Pragma("unroll") for (int i = 0; i < MI; ++i)                                         \
         _Pragma("unroll") for (int jj = 0; jj < NI; ++jj) {                                    \
             const int j = i % 2 ? NI - 1 - jj : jj; /* serpentine: reuse B at turns */         \
@@ -349,18 +349,27 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
     }
     for (int t = 0; t < mine; ++t) {
         /* While the K tile being loaded lies inside A and B its copies need no predication at
-         * all (INTERIOR = 1; then a next K tile to compute surely exists too). The last K
-         * tiles of an edge tile, or of the whole sequence, take the predicated copies. */
+         * all (INTERIOR = 1; then a next K tile to compute surely exists too). This loop is
+         * the steady state: at the start of a tile that has more than STAGES-1 K tiles the
+         * loader is at its K tile STAGES-1, and it stays inside the tile, STAGES-1 ahead of
+         * kt, so the loop carries no loader state but kt (few live registers: the compiler
+         * then spreads the ldmatrix loads evenly between the MMAs). The last K tiles, the
+         * ones of an edge tile, and the loads of the next tile's first K tiles take the
+         * predicated copies in the second loop. */
         int kt = 0;
-        if (!GENERIC)
-            for (; kt < ktiles && l_kt < l_kfull; ++kt) {
+        if (!GENERIC && l_kt == STAGES - 1) {
+            for (; kt + STAGES - 1 < l_kfull; ++kt) {
                 const int more = 1;
-                K_TILE(1)
-                LOADER_NEXT();
+                K_TILE(kt + STAGES - 1, 1)
             }
+            if (kt > 0) {
+                l_kt = kt + STAGES - 2;
+                LOADER_NEXT(); /* the loader's position after the loop */
+            }
+        }
         for (; kt < ktiles; ++kt) {
             const int more = kt + 1 < ktiles || t + 1 < mine; /* another K tile follows */
-            K_TILE(0)
+            K_TILE(l_kt, 0)
             LOADER_NEXT();
         }
 
