@@ -69,6 +69,7 @@ typedef struct kargs {
     long long lda, ldb, ldc;
     int a_kmajor, b_kmajor;
     int pair_ok; /* ldc even and C 4-byte aligned: store two elements at once */
+    int c_vec;   /* beta == 0, ldc % 8 == 0 and C 16-byte aligned: staged 16-byte stores */
     int rows32;  /* BM rows of A and BN rows of B span < 2^31 bytes: 32-bit row offsets */
 } kargs;
 
@@ -183,7 +184,8 @@ static __device__ __forceinline__ void load_tile_generic(uint16_t *s, const uint
  * flight while the last ones of this tile are computed and while its epilogue stores C.
  * Warp w owns the (WTM, WTN) = (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of
  * each tile; acc[i][j][0..3] is the C fragment of MMA atom (i, j) of that block. */
-template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
+          int PERSIST>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs p) {
     enum {
         NT = 32 * WARPS_M * WARPS_N,
@@ -192,12 +194,18 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
         KSTEPS = BK / MMA_K,
         A_STAGE = BM * BK, B_STAGE = BN * BK, /* halves per stage */
         RSTEP = NT / (BK / 8), NCOPY = (BM + BN) / RSTEP, /* 16-byte copies per thread per tile */
-        CPK = (NCOPY + KSTEPS - 2) / (KSTEPS - 1)          /* copies issued per k-step */
+        CPK = (NCOPY + KSTEPS - 2) / (KSTEPS - 1),         /* copies issued per k-step */
+        C_LD = WTN + 8, /* row length (halves) of a warp's C staging block: +16 B, no conflicts */
+        C_CH = WTN / 8  /* 16-byte chunks per row of the warp tile */
     };
     static_assert(NI % 2 == 0 && KSTEPS % 2 == 0, "B is loaded two atoms at a time");
     static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
     static_assert(BM % RSTEP == 0 && BN % RSTEP == 0, "copy plan must tile A and B");
-    extern __shared__ __align__(128) uint16_t smem[]; /* sA (BM,BK,STAGES), sB (BN,BK,STAGES) */
+    static_assert(32 % C_CH == 0 && (WTM * C_CH) % 32 == 0, "C staging: whole rows per pass");
+    static_assert(PERSIST || NT / 32 * WTM * C_LD <= STAGES * (BM + BN) * BK,
+                  "C staging must fit in the pipeline's smem");
+    /* sA (BM,BK,STAGES), sB (BN,BK,STAGES), then (persistent) the C staging blocks */
+    extern __shared__ __align__(128) uint16_t smem[];
     uint16_t *sA = smem;
     uint16_t *sB = smem + STAGES * A_STAGE;
     const uint32_t sA_u = ptx_smem_u32(sA), sB_u = ptx_smem_u32(sB);
@@ -373,36 +381,71 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
             LOADER_NEXT();
         }
 
-        /* epilogue of tile t: lane l holds rows g, g+8 and columns 2t, 2t+1 of each atom
-         * (plan_mma_c_*). The loads of the next tile are already in flight meanwhile. */
+        /* epilogue of tile t. acc[i][j] holds rows g, g+8 and columns 2t, 2t+1 of atom (i, j)
+         * in lane l = 4g + t (plan_mma_c_*): stored as they are, a warp's 4-byte stores hit 8
+         * rows x 16 bytes, half sectors. For a full tile with beta == 0 the warp instead
+         * writes its (WTM, WTN) block to its own smem block (rows padded by 16 bytes: the 8
+         * rows of one store fall in 8 different bank groups), then copies it out in 16-byte
+         * chunks, C_CH lanes per row: every warp store writes whole 128-byte lines. */
         int tm, tn;
         plan_raster((int)blockIdx.x + t * (int)gridDim.x, tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
         const int m0 = tm * BM, n0 = tn * BN;
+        if (p.c_vec && m0 + BM <= p.M && n0 + BN <= p.N) { /* uniform over the CTA */
+            if (!PERSIST) {
+                /* the staging blocks overlay the pipeline stages: no copy may still be in
+                 * flight and every warp must be done with its ldmatrix reads */
+                ptx_cp_async_wait_all();
+                __syncthreads();
+            }
+            uint16_t *sC = smem + (PERSIST ? STAGES * (A_STAGE + B_STAGE) : 0) + warp * WTM * C_LD;
 #pragma unroll
-        for (int i = 0; i < MI; ++i)
+            for (int i = 0; i < MI; ++i)
 #pragma unroll
-            for (int j = 0; j < NI; ++j)
+                for (int j = 0; j < NI; ++j)
 #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int m = m0 + wm * WTM + i * MMA_M + plan_mma_c_row(lane, 2 * h);
-                    const int n = n0 + wn * WTN + j * MMA_N + plan_mma_c_col(lane, 0);
-                    float v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
-                    acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
-                    if (m >= p.M || n >= p.N) continue;
-                    uint16_t *c = p.C + (long long)m * p.ldc + n;
-                    const int two = n + 1 < p.N;
-                    if (p.beta != 0.0f) { /* C is read only when beta != 0 */
-                        v0 += p.beta * elem_to_f32(c[0], BF16);
-                        if (two) v1 += p.beta * elem_to_f32(c[1], BF16);
+                    for (int h = 0; h < 2; ++h) {
+                        const int r = i * MMA_M + plan_mma_c_row(lane, 2 * h);
+                        const int c = j * MMA_N + plan_mma_c_col(lane, 0);
+                        *(uint32_t *)(sC + r * C_LD + c) =
+                            (uint32_t)f32_to_elem(p.alpha * acc[i][j][2 * h], BF16) |
+                            ((uint32_t)f32_to_elem(p.alpha * acc[i][j][2 * h + 1], BF16) << 16);
+                        acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
                     }
-                    if (two && p.pair_ok) {
-                        *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
-                                         ((uint32_t)f32_to_elem(v1, BF16) << 16);
-                    } else {
-                        c[0] = f32_to_elem(v0, BF16);
-                        if (two) c[1] = f32_to_elem(v1, BF16);
+            __syncwarp(); /* every lane's pairs are in smem before any lane reads a row */
+            uint16_t *gC = p.C + (long long)(m0 + wm * WTM) * p.ldc + n0 + wn * WTN;
+#pragma unroll 4
+            for (int it = 0; it < WTM * C_CH / 32; ++it) {
+                const int r = it * (32 / C_CH) + lane / C_CH, c = 8 * (lane % C_CH);
+                *(uint4 *)(gC + (long long)r * p.ldc + c) = *(const uint4 *)(sC + r * C_LD + c);
+            }
+            __syncwarp(); /* all reads done before the next tile's pairs overwrite the block */
+        } else {
+#pragma unroll
+            for (int i = 0; i < MI; ++i)
+#pragma unroll
+                for (int j = 0; j < NI; ++j)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int m = m0 + wm * WTM + i * MMA_M + plan_mma_c_row(lane, 2 * h);
+                        const int n = n0 + wn * WTN + j * MMA_N + plan_mma_c_col(lane, 0);
+                        float v0 = p.alpha * acc[i][j][2 * h], v1 = p.alpha * acc[i][j][2 * h + 1];
+                        acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
+                        if (m >= p.M || n >= p.N) continue;
+                        uint16_t *c = p.C + (long long)m * p.ldc + n;
+                        const int two = n + 1 < p.N;
+                        if (p.beta != 0.0f) { /* C is read only when beta != 0 */
+                            v0 += p.beta * elem_to_f32(c[0], BF16);
+                            if (two) v1 += p.beta * elem_to_f32(c[1], BF16);
+                        }
+                        if (two && p.pair_ok) {
+                            *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
+                                             ((uint32_t)f32_to_elem(v1, BF16) << 16);
+                        } else {
+                            c[0] = f32_to_elem(v0, BF16);
+                            if (two) c[1] = f32_to_elem(v1, BF16);
+                        }
                     }
-                }
+        }
     }
 #undef K_TILE
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
@@ -412,18 +455,29 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
 #undef LOADER_NEXT
 }
 
+/* Dynamic smem of one CTA in bytes: the pipeline stages, plus (persistent) one C staging
+ * block of (WTM, WTN + 8) halves per warp. */
+static size_t smem_bytes(int bm, int bn, int bk, int warps_m, int warps_n, int stages,
+                         int persist) {
+    const size_t stages_b = (size_t)stages * (bm + bn) * bk * 2;
+    return stages_b + (persist ? (size_t)warps_m * warps_n * (bm / warps_m) * (bn / warps_n + 8) * 2 : 0);
+}
+
 /* Sets the dynamic smem limit (checked) and launches one instantiation: one CTA per tile,
- * or (persistent) as many CTAs as fit on the GPU at once, never more than there are tiles. */
-template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
-static cudaError_t launch_one(const kargs *a, int persistent, cudaStream_t s) {
-    const size_t smem = (size_t)STAGES * (BM + BN) * BK * 2;
+ * or (PERSIST) as many CTAs as fit on the GPU at once, never more than there are tiles; the
+ * persistent kernel has its own C staging blocks after the pipeline stages. */
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
+          int PERSIST>
+static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
     const int threads = 32 * WARPS_M * WARPS_N;
-    void (*kernel)(kargs) = gemm_swizzle<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC>;
+    const size_t smem = smem_bytes(BM, BN, BK, WARPS_M, WARPS_N, STAGES, PERSIST);
+    void (*kernel)(kargs) =
+        gemm_swizzle<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, PERSIST>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
     long long grid = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
-    if (persistent) {
+    if (PERSIST) {
         int dev, sms, per_sm;
         if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
             (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
@@ -444,8 +498,8 @@ static int fast_path_ok(const gemm_problem *p) {
            ((uintptr_t)p->A & 15) == 0 && ((uintptr_t)p->B & 15) == 0;
 }
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
-static cudaError_t launch_cfg(const gemm_problem *p, int persistent, cudaStream_t s) {
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int PERSIST>
+static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     kargs a;
     a.M = p->m; a.N = p->n; a.K = p->k;
     a.alpha = p->alpha; a.beta = p->beta;
@@ -453,32 +507,27 @@ static cudaError_t launch_cfg(const gemm_problem *p, int persistent, cudaStream_
     a.lda = p->lda; a.ldb = p->ldb; a.ldc = p->ldc;
     a.a_kmajor = p->a_kmajor; a.b_kmajor = p->b_kmajor;
     a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
+    a.c_vec = p->beta == 0.0f && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
     a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
     const int bf16 = p->dtype == GEMM_BF16, fast = fast_path_ok(p);
     if (bf16)
-        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, persistent, s)
-                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, persistent, s);
-    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, persistent, s)
-                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, persistent, s);
+        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(&a, s)
+                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, s);
+    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(&a, s)
+                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, s);
 }
 
 static cudaError_t launch_128x256x64_s3_p(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3>(p, 1, s);
-}
-static cudaError_t launch_128x256x64_s4_p(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 4>(p, 1, s);
+    return launch_cfg<128, 256, 64, 2, 4, 3, 1>(p, s);
 }
 static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3>(p, 0, s);
+    return launch_cfg<128, 256, 64, 2, 4, 3, 0>(p, s);
 }
 static cudaError_t launch_128x128x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 64, 2, 2, 3>(p, 0, s);
-}
-static cudaError_t launch_128x128x64_s3_p(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 64, 2, 2, 3>(p, 1, s);
+    return launch_cfg<128, 128, 64, 2, 2, 3, 0>(p, s);
 }
 static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 32, 2, 2, 4>(p, 0, s);
+    return launch_cfg<128, 128, 32, 2, 2, 4, 0>(p, s);
 }
 
 /* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. */
@@ -491,9 +540,7 @@ static const char *check_grid(const gemm_problem *p) {
 #define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_##name}
 
 static const gemm_variant variants[] = {
-    V(128x256x64_s3_p, "128x256x64_s3 with persistent CTAs: the pipeline runs on across tiles"),
-    V(128x256x64_s4_p, "the same with 4 stages, 192 KiB smem"),
-    V(128x128x64_s3_p, "128x128x64_s3 with persistent CTAs (2 per SM)"),
+    V(128x256x64_s3_p, "128x256x64_s3, persistent CTAs: the pipeline runs on across tiles, 216 KiB"),
     V(128x256x64_s3, "8 warps (2x4) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 144 KiB smem"),
     V(128x128x64_s3, "4 warps (2x2) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 96 KiB smem"),
     V(128x128x32_s4, "4 warps (2x2) of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 64 KiB smem"),
