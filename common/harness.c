@@ -526,7 +526,7 @@ int harness_csv_append(const char *path, const harness_row *r, const harness_env
 }
 
 void harness_table_header(FILE *f) {
-    fprintf(f, "%-18s %-5s %-3s %6s %6s %6s %10s %9s %10s %8s %10s %5s\n", "variant", "dtype",
+    fprintf(f, "%-24s %-5s %-3s %6s %6s %6s %10s %9s %10s %8s %10s %5s\n", "variant", "dtype",
             "op", "M", "N", "K", "ms", "TFLOP/s", "cuBLAS ms", "%cuBLAS", "rel.err", "check");
 }
 
@@ -538,7 +538,7 @@ void harness_table_row(FILE *f, const harness_row *r) {
     }
     if (r->cublas_ms >= 0) snprintf(cms, sizeof cms, "%.4f", r->cublas_ms);
     if (r->pct_cublas >= 0) snprintf(pct, sizeof pct, "%.1f", r->pct_cublas);
-    fprintf(f, "%-18s %-5s %-3s %6d %6d %6d %10s %9s %10s %8s %10.2e %5s\n", r->variant,
+    fprintf(f, "%-24s %-5s %-3s %6d %6d %6d %10s %9s %10s %8s %10.2e %5s\n", r->variant,
             harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m, r->n, r->k, ms,
             tf, cms, pct, r->rel_err, r->status);
     fflush(f);
@@ -834,7 +834,7 @@ static void list_variants(const gemm_lesson *L) {
         char dts[64], lays[64];
         mask_names(dts, sizeof dts, v->dtypes, dtype_names, GEMM_NDTYPES, ",");
         mask_names(lays, sizeof lays, v->layouts, layout_names, GEMM_NLAYOUTS, ",");
-        printf("  %-20s %-15s %-12s align %-2d %s\n", v->name, dts, lays, v->align, v->summary);
+        printf("  %-24s %-15s %-12s align %-2d %s\n", v->name, dts, lays, v->align, v->summary);
     }
 }
 

@@ -339,3 +339,62 @@ Test(copy_plan, covers_tile_once) {
                     }
             }
 }
+
+/* ---- epilogue C staging (plan.h, 7.) ------------------------------------------------- */
+
+/* Every C fragment store of the kernel's epilogue (atom i, j of a 64x64 warp tile, half h):
+ * lane l writes the 4-byte pair at (i*16 + row(l, 2h), j*8 + col(l, 0)). */
+static int cstage_store_wavefronts(int wtn, int pad, int i, int j, int h) {
+    int addr[32];
+    for (int l = 0; l < 32; ++l)
+        addr[l] = 2 * plan_cstage_offset(i * 16 + plan_mma_c_row(l, 2 * h),
+                                         j * 8 + plan_mma_c_col(l, 0), wtn, pad);
+    return plan_wavefronts32(addr);
+}
+
+Test(cstage, padded_stores_conflict_free_unpadded_8way) {
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 8; ++j)
+            for (int h = 0; h < 2; ++h) {
+                cr_assert_eq(cstage_store_wavefronts(64, 8, i, j, h), 1, "atom %d,%d h %d", i, j, h);
+                cr_assert_eq(cstage_store_wavefronts(64, 0, i, j, h), 8, "atom %d,%d h %d", i, j, h);
+            }
+}
+
+Test(cstage, copy_out_reads_conflict_free_and_cover_block_once) {
+    enum { WTM = 64, WTN = 64, PAD = 8 };
+    static int seen[WTM][WTN];
+    memset(seen, 0, sizeof seen);
+    for (int it = 0; it < WTM * (WTN / 8) / 32; ++it) {
+        int addr[32];
+        for (int l = 0; l < 32; ++l) {
+            const int r = plan_cstage_out_row(it, l, WTN), c = plan_cstage_out_col(l, WTN);
+            cr_assert(r >= 0 && r < WTM && c >= 0 && c + 8 <= WTN && c % 8 == 0);
+            for (int e = 0; e < 8; ++e) seen[r][c + e]++;
+            addr[l] = 2 * plan_cstage_offset(r, c, WTN, PAD);
+            cr_assert_eq(addr[l] % 16, 0, "16-byte aligned chunk");
+        }
+        cr_assert_eq(plan_wavefronts(addr), 4, "pass %d: one wavefront per 8-lane phase", it);
+    }
+    for (int r = 0; r < WTM; ++r)
+        for (int c = 0; c < WTN; ++c) cr_assert_eq(seen[r][c], 1, "(%d,%d) copied once", r, c);
+}
+
+Test(cstage, fragment_stores_cover_block_once) {
+    enum { WTN = 64, PAD = 8 };
+    static int seen[64 * (WTN + PAD)];
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 8; ++j)
+            for (int h = 0; h < 2; ++h)
+                for (int l = 0; l < 32; ++l)
+                    for (int v = 0; v < 2; ++v) {
+                        const int r = i * 16 + plan_mma_c_row(l, 2 * h + v);
+                        const int c = j * 8 + plan_mma_c_col(l, 2 * h + v);
+                        cr_assert_eq(c, j * 8 + plan_mma_c_col(l, 0) + v, "pairs are adjacent");
+                        seen[plan_cstage_offset(r, c, WTN, PAD)]++;
+                    }
+    for (int r = 0; r < 64; ++r)
+        for (int c = 0; c < WTN + PAD; ++c)
+            cr_assert_eq(seen[r * (WTN + PAD) + c], c < WTN ? 1 : 0, "(%d,%d)", r, c);
+}

@@ -18,11 +18,24 @@
  *     math is hoisted: per K tile only a pointer moves, smem offsets are immediates, and
  *     while the tile being loaded lies wholly inside A and B the copies carry no predicates
  *     (one IMAD.WIDE + one LDGSTS each); only the last K tiles and edge CTAs take the
- *     predicated, zero-filling copies (the main loop exists twice, see K_TILE).
+ *     predicated, zero-filling copies (the K loop exists twice, see K_TILE). The steady-state
+ *     loop must carry no more live state than this: when it also carried the persistent
+ *     loader's tile switch, ptxas bunched the ldmatrix loads (fewer free registers) and the
+ *     kernel lost 11% (notes/perf.md, run 16).
+ *  4. The epilogue. A warp's MMA results lie in registers as 8 rows x 4 lanes x 4 bytes per
+ *     store: stored directly, every 128-byte line of C is written in 16-byte pieces. For full
+ *     tiles with beta = 0 each warp stages its (64, 64) block in smem (rows padded by 16
+ *     bytes: conflict-free both ways) and writes it out in 16-byte chunks, whole lines per
+ *     warp store. At 4096^3 this alone took the kernel from 462 to 491 TFLOP/s.
+ *  5. Persistent CTAs (the default): one CTA per SM walks tiles blockIdx.x, +gridDim.x, ...;
+ *     the cp.async pipeline runs on across tiles, so the next tile's first K tiles load while
+ *     this tile's last ones are computed and its epilogue runs (own C staging blocks, 216 KiB).
  * Plus: CTAs are launched in groups of RASTER_GROUP tile rows so that neighbours share their
  * A and B panels in L2 (plan_raster in plan.h).
  *
- * Tile configurations (the variants; the first is the default, picked by measurement):
+ * Tile configurations (the variants; the first is the default, picked by measurement; one
+ * that needs more smem than the GPU allows is refused with the name of one that fits):
+ *   128x256x64_s3_persistent  as 128x256x64_s3, one CTA per SM over all tiles, 216 KiB smem
  *   128x256x64_s3   8 warps (2 x 4), warp tile 64x64, 3 stages, 144 KiB smem, 1 CTA/SM
  *   128x128x64_s3   4 warps (2 x 2), warp tile 64x64, 3 stages,  96 KiB smem, 2 CTAs/SM
  *   128x128x32_s4   4 warps (2 x 2), warp tile 64x64, 4 stages,  64 KiB smem (Swizzle<2,3,3>)
@@ -34,8 +47,9 @@
  * generic path: the same kernel and pipeline, but each thread gathers its 8-element chunks
  * with predicated 2-byte loads (either majorness) and stores them to the swizzled tile
  * itself. It is correct everywhere and slow; the table's variant name stays the same, and
- * launch() chooses. The epilogue stores element pairs when ldc is even and C 4-byte aligned,
- * single elements otherwise.
+ * launch_cfg() chooses. The staged epilogue needs beta = 0, ldc % 8 == 0, C 16-byte aligned
+ * and a full tile; otherwise the direct one stores element pairs when ldc is even and C
+ * 4-byte aligned, single elements otherwise.
  *
  * Why templates: register arrays need compile-time sizes, the mma instruction (f16/bf16) must
  * be chosen at compile time, and the lesson wants several tile shapes from one source. The
@@ -43,11 +57,13 @@
  * stamp the kernels out with a macro.
  *
  * Build and run:   make lesson06 && ./run
- *                  ./run --variant 128x256x64_s3 --dtype bf16 --size 4096x4096x4096
+ *                  ./run --variant 128x256x64_s3_persistent,128x256x64_s3 --dtype bf16 \
+ *                        --size 4096x4096x4096
  *
  * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
@@ -195,8 +211,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
         A_STAGE = BM * BK, B_STAGE = BN * BK, /* halves per stage */
         RSTEP = NT / (BK / 8), NCOPY = (BM + BN) / RSTEP, /* 16-byte copies per thread per tile */
         CPK = (NCOPY + KSTEPS - 2) / (KSTEPS - 1),         /* copies issued per k-step */
-        C_LD = WTN + 8, /* row length (halves) of a warp's C staging block: +16 B, no conflicts */
-        C_CH = WTN / 8  /* 16-byte chunks per row of the warp tile */
+        C_PAD = 8,     /* halves added to each row of a warp's C staging block (plan.h, 7.) */
+        C_LD = WTN + C_PAD, C_CH = WTN / 8 /* its row length; 16-byte chunks per row */
     };
     static_assert(NI % 2 == 0 && KSTEPS % 2 == 0, "B is loaded two atoms at a time");
     static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
@@ -406,7 +422,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
                     for (int h = 0; h < 2; ++h) {
                         const int r = i * MMA_M + plan_mma_c_row(lane, 2 * h);
                         const int c = j * MMA_N + plan_mma_c_col(lane, 0);
-                        *(uint32_t *)(sC + r * C_LD + c) =
+                        *(uint32_t *)(sC + plan_cstage_offset(r, c, WTN, C_PAD)) =
                             (uint32_t)f32_to_elem(p.alpha * acc[i][j][2 * h], BF16) |
                             ((uint32_t)f32_to_elem(p.alpha * acc[i][j][2 * h + 1], BF16) << 16);
                         acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
@@ -415,8 +431,9 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
             uint16_t *gC = p.C + (long long)(m0 + wm * WTM) * p.ldc + n0 + wn * WTN;
 #pragma unroll 4
             for (int it = 0; it < WTM * C_CH / 32; ++it) {
-                const int r = it * (32 / C_CH) + lane / C_CH, c = 8 * (lane % C_CH);
-                *(uint4 *)(gC + (long long)r * p.ldc + c) = *(const uint4 *)(sC + r * C_LD + c);
+                const int r = plan_cstage_out_row(it, lane, WTN), c = plan_cstage_out_col(lane, WTN);
+                *(uint4 *)(gC + (long long)r * p.ldc + c) =
+                    *(const uint4 *)(sC + plan_cstage_offset(r, c, WTN, C_PAD));
             }
             __syncwarp(); /* all reads done before the next tile's pairs overwrite the block */
         } else {
@@ -517,7 +534,7 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
                 : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, s);
 }
 
-static cudaError_t launch_128x256x64_s3_p(const gemm_problem *p, cudaStream_t s) {
+static cudaError_t launch_128x256x64_s3_persistent(const gemm_problem *p, cudaStream_t s) {
     return launch_cfg<128, 256, 64, 2, 4, 3, 1>(p, s);
 }
 static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
@@ -530,17 +547,42 @@ static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
     return launch_cfg<128, 128, 32, 2, 2, 4, 0>(p, s);
 }
 
-/* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. */
-static const char *check_grid(const gemm_problem *p) {
+/* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. A variant whose CTA
+ * needs more shared memory than this GPU gives one block (cudaDevAttrMaxSharedMemoryPerBlockOptin:
+ * 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89) is refused before launch, with the
+ * name of one that fits, instead of failing in cudaFuncSetAttribute. */
+static const char *check_variant(const gemm_problem *p, size_t smem, const char *fits) {
+    static char why[160];
+    int dev, optin;
     if ((long long)((p->m + 127) / 128) * ((p->n + 127) / 128) > 2147483647LL)
         return "M*N too large: more than 2^31-1 CTA tiles";
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
+            cudaSuccess &&
+        (size_t)optin < smem) {
+        snprintf(why, sizeof why,
+                 "needs %zu KiB of shared memory per CTA, this GPU allows %d KiB; try --variant %s",
+                 smem / 1024, optin / 1024, fits);
+        return why;
+    }
     return NULL;
 }
+#define CHECK(name, BM, BN, BK, WM, WN, ST, PERSIST, fits)                                    \
+    static const char *check_##name(const gemm_problem *p) {                                 \
+        return check_variant(p, smem_bytes(BM, BN, BK, WM, WN, ST, PERSIST), fits);           \
+    }
+CHECK(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1, "128x256x64_s3") /* 221,184 B */
+CHECK(128x256x64_s3, 128, 256, 64, 2, 4, 3, 0, "128x128x64_s3")            /* 147,456 B */
+CHECK(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0, "128x128x32_s4")            /*  98,304 B */
+CHECK(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0, "128x128x32_s4")            /*  65,536 B */
+#undef CHECK
+
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
-#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 1, check_grid, launch_##name}
+#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 1, check_##name, launch_##name}
 
 static const gemm_variant variants[] = {
-    V(128x256x64_s3_p, "128x256x64_s3, persistent CTAs: the pipeline runs on across tiles, 216 KiB"),
+    V(128x256x64_s3_persistent, "128x256x64_s3 with one CTA per SM walking tiles: the pipeline "
+                                "runs on across tiles; 216 KiB smem (C staging of its own)"),
     V(128x256x64_s3, "8 warps (2x4) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 144 KiB smem"),
     V(128x128x64_s3, "4 warps (2x2) of 64x64, 3-stage cp.async, Swizzle<3,3,3>, 96 KiB smem"),
     V(128x128x32_s4, "4 warps (2x2) of 64x64, 4-stage cp.async, Swizzle<2,3,3>, 64 KiB smem"),

@@ -14,6 +14,8 @@
  *   4. The gmem -> smem copy partition (thread -> 16-byte chunk).
  *   5. CTA rasterization (grouped launch order for L2 reuse).
  *   6. A bank model: shared-memory wavefronts of one warp-wide access (host tool and tests).
+ *   7. The epilogue's C staging block: where each lane writes its MMA results, and which
+ *      16-byte chunk each lane copies out.
  */
 #ifndef LESSON06_PLAN_H
 #define LESSON06_PLAN_H
@@ -138,5 +140,40 @@ static inline int plan_wavefronts(const int addr[32]) {
     }
     return total;
 }
+
+/* Wavefronts of a warp-wide 4-byte access (st.shared.b32 / ld.shared.b32): one phase of all
+ * 32 lanes; the most distinct words any one bank must serve. The ideal is 1. */
+static inline int plan_wavefronts32(const int addr[32]) {
+    int words[32][32];
+    int count[32] = {0};
+    int worst = 1;
+    for (int l = 0; l < 32; ++l) {
+        const int word = addr[l] / 4, bank = word % 32;
+        int seen = 0;
+        for (int k = 0; k < count[bank]; ++k) seen |= words[bank][k] == word;
+        if (!seen) words[bank][count[bank]++] = word;
+        if (count[bank] > worst) worst = count[bank];
+    }
+    return worst;
+}
+
+/* ---- 7. epilogue: C staging block of one warp ----------------------------------------- */
+
+/* Each warp owns a (wtm, wtn) block of C halves in smem, row-major with rows wtn + pad long.
+ * pad = 8 halves (16 bytes) in the kernel: a warp's 4-byte store of one MMA atom's C
+ * fragment covers rows g = 0..7 and words t = 0..3, and with a row of wtn + 8 halves (a
+ * multiple of 32 words plus 4) row g starts 4g banks further on: all 32 words in different
+ * banks. Without the pad all 8 rows start in the same bank (8-way conflict). */
+static inline PLAN_HD int plan_cstage_offset(int row, int col, int wtn, int pad) {
+    return row * (wtn + pad) + col;
+}
+
+/* Copy-out: pass `it` of lane l moves the 16-byte chunk (row, col) of the staging block to C,
+ * wtn/8 lanes per row, 32/(wtn/8) rows per pass: a warp store writes whole rows of the warp
+ * tile (128 bytes each for wtn = 64), and each 8-lane phase of the smem read is one row. */
+static inline PLAN_HD int plan_cstage_out_row(int it, int lane, int wtn) {
+    return it * (32 / (wtn / 8)) + lane / (wtn / 8);
+}
+static inline PLAN_HD int plan_cstage_out_col(int lane, int wtn) { return 8 * (lane % (wtn / 8)); }
 
 #endif /* LESSON06_PLAN_H */
