@@ -43,14 +43,28 @@ for s in $STEPS; do
             num=$((10#${l%%_*}))
             tools="memcheck"; [ $num -ge 3 ] && tools="memcheck racecheck synccheck"
             for tool in $tools; do
-                for dt in fp32 fp16; do
-                    args=(--check-only --layout all --dtype $dt --size 127x129x67,65x33x200,200x136x72 --beta 0.5)
+                for run in "fp32 0.5" "fp16 0.5" "fp32 0" "fp16 0"; do
+                    set -- $run; dt=$1
+                    # beta 0.5 reads C; beta 0 (C prefilled with NaN) takes the kernels' beta = 0
+                    # epilogues (lesson 06: staged through smem); 1000x3000x72 has more CTA
+                    # tiles than an H200 has SMs (persistent CTAs walk several)
+                    args=(--check-only --layout all --dtype $dt --size 127x129x67,65x33x200,200x136x72,1000x3000x72 --beta $2)
                     # memcheck every variant; racecheck/synccheck (slow) the default variant
                     [ $tool != memcheck ] && args+=(--variant default)
                     "$BUILD/$l/run" --list | grep -q " $dt" || continue
                     out=$(compute-sanitizer --tool $tool --error-exitcode 99 "$BUILD/$l/run" "${args[@]}" 2>&1); rc=$?
                     printf '\n### %s %s %s (exit %d)\n%s\n' "$tool" "$l" "${args[*]}" $rc "$out" >> "$LOGS/sanitize.log"
+                    dt="$dt beta $2"
                     errs=$(printf '%s' "$out" | grep -m1 -E "ERROR SUMMARY|RACECHECK SUMMARY" || true)
+                    # racecheck also watches the cuBLAS reference (seen: a hazard inside
+                    # nvjet_sm90_hsh_128x120_64x6_2x1_v_bx_TNT at 600x9000x72); when every
+                    # reported access lies in a cuBLAS kernel (nvjet*, *xmma*, cutlass*), it is
+                    # not ours: say so and pass
+                    races=$(printf '%s' "$out" | grep -E "(Read|Write) access at" | sed -E 's/.*access at //' | sort -u)
+                    if [ $tool = racecheck ] && [ $rc = 99 ] && [ -n "$races" ] &&
+                       ! printf '%s\n' "$races" | grep -qvE '^(nvjet|sm[0-9]+_xmma|cutlass)'; then
+                        rc=0; errs="$errs (all in cuBLAS: $(printf '%s\n' "$races" | sed -E 's/\+0x.*//' | sort -u | tr '\n' ' '))"
+                    fi
                     if [ $rc = 0 ]; then
                         echo "sanitize ok   $tool $l $dt: $errs" | tee -a "$OUT/sanitize.txt"
                     else bad=1; echo "sanitize FAIL $tool $l $dt (exit $rc): $errs" | tee -a "$OUT/sanitize.txt"; fi
