@@ -2,7 +2,7 @@
 # gpu_check.sh - everything the GPU machine has to do, in ONE call of the device tool:
 #   probe     measured ceilings (FFMA, mma.sync, HBM copy, cuBLAS)       -> $OUT/probe.csv
 #   test      tests/gpu/run_gpu_tests.sh over the lessons                -> $OUT/test-gpu.txt
-#   sanitize  compute-sanitizer memcheck (all lessons), racecheck and synccheck (03+)
+#   sanitize  compute-sanitizer memcheck (all lessons), racecheck and synccheck (03+), beta 0.5 and 0
 #             on small odd sizes                                          -> $OUT/sanitize.txt
 #   ncu       Nsight Compute shared-memory bank conflicts of 05 and 06    -> $OUT/ncu.txt
 #   bench     scripts/bench.sh (make bench's sweep)   -> $OUT/bench.csv, $OUT/bench_probe.csv
