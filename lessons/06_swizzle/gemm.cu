@@ -96,6 +96,10 @@ static __device__ __forceinline__ uint16_t f32_to_elem(float x, int bf16) {
     return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(x))
                 : __half_as_ushort(__float2half_rn(x));
 }
+/* Two adjacent outputs (lo at the lower address) as one 4-byte word. */
+static __device__ __forceinline__ uint32_t f32x2_to_pair(float lo, float hi, int bf16) {
+    return (uint32_t)f32_to_elem(lo, bf16) | ((uint32_t)f32_to_elem(hi, bf16) << 16);
+}
 
 /* Swizzled offset (halves) of tile element (row, col), rows BK halves long. */
 #define SWZ(row, col, BK) plan_smem_offset((row), (col), (BK), 1, 0)
@@ -422,9 +426,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
                     for (int h = 0; h < 2; ++h) {
                         const int r = i * MMA_M + plan_mma_c_row(lane, 2 * h);
                         const int c = j * MMA_N + plan_mma_c_col(lane, 0);
-                        *(uint32_t *)(sC + plan_cstage_offset(r, c, WTN, C_PAD)) =
-                            (uint32_t)f32_to_elem(p.alpha * acc[i][j][2 * h], BF16) |
-                            ((uint32_t)f32_to_elem(p.alpha * acc[i][j][2 * h + 1], BF16) << 16);
+                        *(uint32_t *)(sC + plan_cstage_offset(r, c, WTN, C_PAD)) = f32x2_to_pair(
+                            p.alpha * acc[i][j][2 * h], p.alpha * acc[i][j][2 * h + 1], BF16);
                         acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
                     }
             __syncwarp(); /* every lane's pairs are in smem before any lane reads a row */
@@ -455,8 +458,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
                             if (two) v1 += p.beta * elem_to_f32(c[1], BF16);
                         }
                         if (two && p.pair_ok) {
-                            *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
-                                             ((uint32_t)f32_to_elem(v1, BF16) << 16);
+                            *(uint32_t *)c = f32x2_to_pair(v0, v1, BF16);
                         } else {
                             c[0] = f32_to_elem(v0, BF16);
                             if (two) c[1] = f32_to_elem(v1, BF16);
