@@ -25,8 +25,9 @@
  *  4. The epilogue. A warp's MMA results lie in registers as 8 rows x 4 lanes x 4 bytes per
  *     store: stored directly, every 128-byte line of C is written in 16-byte pieces. For full
  *     tiles with beta = 0 each warp stages its (64, 64) block in smem (rows padded by 16
- *     bytes: conflict-free both ways) and writes it out in 16-byte chunks, whole lines per
- *     warp store. At 4096^3 this alone took the kernel from 462 to 491 TFLOP/s.
+ *     bytes: conflict-free both ways) and writes it out in 16-byte chunks, 128 contiguous
+ *     bytes per row (whole lines when C's rows are 128-byte aligned, as at 4096^3). At
+ *     4096^3 this alone took the kernel from 462 to 492 TFLOP/s (fp16).
  *  5. Persistent CTAs (the default): one CTA per SM walks tiles blockIdx.x, +gridDim.x, ...;
  *     the cp.async pipeline runs on across tiles, so the next tile's first K tiles load while
  *     this tile's last ones are computed and its epilogue runs (own C staging blocks, 216 KiB).
@@ -406,7 +407,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
          * rows x 16 bytes, half sectors. For a full tile with beta == 0 the warp instead
          * writes its (WTM, WTN) block to its own smem block (rows padded by 16 bytes: the 8
          * rows of one store fall in 8 different bank groups), then copies it out in 16-byte
-         * chunks, C_CH lanes per row: every warp store writes whole 128-byte lines. */
+         * chunks, C_CH lanes per row: every warp store writes 4 rows of 128 contiguous bytes
+         * (whole lines when C's rows start 128-byte aligned). */
         int tm, tn;
         plan_raster((int)blockIdx.x + t * (int)gridDim.x, tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
         const int m0 = tm * BM, n0 = tn * BN;
@@ -551,9 +553,14 @@ static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
 
 /* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. A variant whose CTA
  * needs more shared memory than this GPU gives one block (cudaDevAttrMaxSharedMemoryPerBlockOptin:
- * 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89) is refused before launch, with the
- * name of one that fits, instead of failing in cudaFuncSetAttribute. */
-static const char *check_variant(const gemm_problem *p, size_t smem, const char *fits) {
+ * 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89) is refused before launch, naming
+ * the largest variant that fits, instead of failing in cudaFuncSetAttribute. */
+static const struct { const char *name; size_t smem; } by_smem[] = { /* largest first */
+    {"128x256x64_s3_persistent", smem_bytes(128, 256, 64, 2, 4, 3, 1)}, /* 221,184 B */
+    {"128x256x64_s3", smem_bytes(128, 256, 64, 2, 4, 3, 0)},            /* 147,456 B */
+    {"128x128x64_s3", smem_bytes(128, 128, 64, 2, 2, 3, 0)},            /*  98,304 B */
+    {"128x128x32_s4", smem_bytes(128, 128, 32, 2, 2, 4, 0)}};           /*  65,536 B */
+static const char *check_variant(const gemm_problem *p, size_t smem) {
     static char why[160];
     int dev, optin;
     if ((long long)((p->m + 127) / 128) * ((p->n + 127) / 128) > 2147483647LL)
@@ -562,21 +569,23 @@ static const char *check_variant(const gemm_problem *p, size_t smem, const char 
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
             cudaSuccess &&
         (size_t)optin < smem) {
-        snprintf(why, sizeof why,
-                 "needs %zu KiB of shared memory per CTA, this GPU allows %d KiB; try --variant %s",
-                 smem / 1024, optin / 1024, fits);
+        const char *fits = NULL;
+        for (size_t i = 0; i < sizeof by_smem / sizeof by_smem[0] && !fits; ++i)
+            if (by_smem[i].smem <= (size_t)optin) fits = by_smem[i].name;
+        snprintf(why, sizeof why, "needs %zu KiB of shared memory per CTA, this GPU allows %d KiB%s%s",
+                 smem / 1024, optin / 1024, fits ? "; try --variant " : "", fits ? fits : "");
         return why;
     }
     return NULL;
 }
-#define CHECK(name, BM, BN, BK, WM, WN, ST, PERSIST, fits)                                    \
+#define CHECK(name, BM, BN, BK, WM, WN, ST, PERSIST)                                          \
     static const char *check_##name(const gemm_problem *p) {                                 \
-        return check_variant(p, smem_bytes(BM, BN, BK, WM, WN, ST, PERSIST), fits);           \
+        return check_variant(p, smem_bytes(BM, BN, BK, WM, WN, ST, PERSIST));                 \
     }
-CHECK(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1, "128x256x64_s3") /* 221,184 B */
-CHECK(128x256x64_s3, 128, 256, 64, 2, 4, 3, 0, "128x128x64_s3")            /* 147,456 B */
-CHECK(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0, "128x128x32_s4")            /*  98,304 B */
-CHECK(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0, "128x128x32_s4")            /*  65,536 B */
+CHECK(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1)
+CHECK(128x256x64_s3, 128, 256, 64, 2, 4, 3, 0)
+CHECK(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0)
+CHECK(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0)
 #undef CHECK
 
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
