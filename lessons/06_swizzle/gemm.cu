@@ -65,6 +65,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
@@ -499,14 +500,22 @@ static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
     if (e != cudaSuccess) return e;
     long long grid = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
     if (PERSIST) {
+        /* CTAs that fit on the device at once, asked once per device (not on every launch) */
+        static int cap_dev = -1;
+        static long long cap = 0;
         int dev, sms, per_sm;
-        if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-            (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
-            (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem)) !=
-                cudaSuccess)
-            return e;
-        if (per_sm < 1) per_sm = 1; /* the launch then reports why it cannot run */
-        if ((long long)sms * per_sm < grid) grid = (long long)sms * per_sm;
+        if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
+        if (dev != cap_dev) {
+            if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) !=
+                    cudaSuccess ||
+                (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
+                                                                   smem)) != cudaSuccess)
+                return e;
+            if (per_sm < 1) per_sm = 1; /* the launch then reports why it cannot run */
+            cap = (long long)sms * per_sm;
+            cap_dev = dev;
+        }
+        if (cap < grid) grid = cap;
     }
     if (grid == 0) grid = 1; /* M or N is 0: one CTA that has no tile */
     kernel<<<dim3((unsigned)grid), dim3(threads), smem, s>>>(*a);
@@ -555,14 +564,19 @@ static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
  * needs more shared memory than this GPU gives one block (cudaDevAttrMaxSharedMemoryPerBlockOptin:
  * 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89) is refused before launch, naming
  * the largest variant that fits, instead of failing in cudaFuncSetAttribute. */
-static const struct { const char *name; size_t smem; } by_smem[] = { /* largest first */
+/* every variant's dynamic smem (the one table of it; its configurations are those of the
+ * launch_* functions above), largest first */
+static const struct { const char *name; size_t smem; } by_smem[] = {
     {"128x256x64_s3_persistent", smem_bytes(128, 256, 64, 2, 4, 3, 1)}, /* 221,184 B */
     {"128x256x64_s3", smem_bytes(128, 256, 64, 2, 4, 3, 0)},            /* 147,456 B */
     {"128x128x64_s3", smem_bytes(128, 128, 64, 2, 2, 3, 0)},            /*  98,304 B */
     {"128x128x32_s4", smem_bytes(128, 128, 32, 2, 2, 4, 0)}};           /*  65,536 B */
-static const char *check_variant(const gemm_problem *p, size_t smem) {
+static const char *check_variant(const gemm_problem *p, const char *name) {
     static char why[160];
     int dev, optin;
+    size_t smem = 0;
+    for (size_t i = 0; i < sizeof by_smem / sizeof by_smem[0]; ++i)
+        if (strcmp(by_smem[i].name, name) == 0) smem = by_smem[i].smem;
     if ((long long)((p->m + 127) / 128) * ((p->n + 127) / 128) > 2147483647LL)
         return "M*N too large: more than 2^31-1 CTA tiles";
     if (cudaGetDevice(&dev) == cudaSuccess &&
@@ -578,14 +592,12 @@ static const char *check_variant(const gemm_problem *p, size_t smem) {
     }
     return NULL;
 }
-#define CHECK(name, BM, BN, BK, WM, WN, ST, PERSIST)                                          \
-    static const char *check_##name(const gemm_problem *p) {                                 \
-        return check_variant(p, smem_bytes(BM, BN, BK, WM, WN, ST, PERSIST));                 \
-    }
-CHECK(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1)
-CHECK(128x256x64_s3, 128, 256, 64, 2, 4, 3, 0)
-CHECK(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0)
-CHECK(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0)
+#define CHECK(name) \
+    static const char *check_##name(const gemm_problem *p) { return check_variant(p, #name); }
+CHECK(128x256x64_s3_persistent)
+CHECK(128x256x64_s3)
+CHECK(128x128x64_s3)
+CHECK(128x128x32_s4)
 #undef CHECK
 
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
