@@ -85,6 +85,26 @@ LAY_HD static inline int lay_inverse_at(lay_layout L, int e) {
   return i;
 }
 
+/* lay_tv_crd2idx: a TV layout at (thread t, value v), its thread mode holding nthr threads:
+ * lay_crd2idx_i(L, t + nthr*v) for 0 <= t < nthr, computed mode by mode (a leaf whose prefix
+ * product is below nthr takes its coordinate from t, the others from v), so that with a
+ * constant v (an unrolled fragment loop) the value part folds to an immediate and the thread
+ * part is one expression of t the compiler computes once.
+ *   e.g. tv_crd2idx(((4,8),(2,2)):((32,1),(16,8)), 32, 9, 1) == 50 */
+LAY_HD static inline int lay_tv_crd2idx(lay_layout L, int nthr, int t, int v) {
+  int off = 0, p = 1;
+  LAY_UNROLL
+  for (int k = 0; k < LAY_MAX_LEAVES; ++k)
+    if (k < L.n) {
+      const int s = L.shape[k];
+      if (p < nthr) off += lay__umod(lay__udiv(t, p), s) * L.stride[k];
+      else if (k == L.n - 1) off += lay__udiv(v, p / nthr) * L.stride[k];
+      else off += lay__umod(lay__udiv(v, p / nthr), s) * L.stride[k];
+      p *= s;
+    }
+  return off;
+}
+
 /* extent of leaf i of a flat layout (1 past its last leaf: a rank-1 layout is (s, 1)) */
 LAY_HD static inline int lay__dim(lay_layout L, int i) {
   int s = 1;
@@ -248,6 +268,32 @@ LAY_HD static inline lay_mma_atom lay_mma_atom_m16n8k16(void) {
   return a;
 }
 
+/* lay_mma_atom_fma: a warp of FFMA threads as one atom (CuTe: UniversalFMA tiled over a thread
+ * layout): lanes (LM,LN) row-major (lane l at (l / LN, l % LN)), each lane a VM x VN block of C,
+ * the outer product of VM values of A and VN values of B at one k. Atom tile
+ * (AM, AN, 1) = (LM*VM, LN*VN, 1):
+ *   A ((LN,LM),VM):((0,VM),1) -> m      B ((LN,LM),VN):((VN,0),1) -> n
+ *   C ((LN,LM),(VM,VN)):((VN*AM,VM),(1,AM)) -> m + AM*n
+ * lanes_m * lanes_n must be 32. e.g. lay_mma_atom_fma(4, 8, 4, 4): a 16x32 atom, lane 9 owns
+ * rows 4..7 and columns 4..7 */
+LAY_HD static inline lay_mma_atom lay_mma_atom_fma(int lanes_m, int lanes_n, int vm, int vn) {
+  lay_mma_atom a;
+  const int am = lanes_m * vm;
+  const int sa[3] = {lanes_n, lanes_m, vm}, da[3] = {0, vm, 1};
+  const int sb[3] = {lanes_n, lanes_m, vn}, db[3] = {vn, 0, 1};
+  const int sc[4] = {lanes_n, lanes_m, vm, vn}, dc[4] = {vn * am, vm, 1, am};
+  a.a = lay__lit(3, sa, da, "((xx)x)");
+  a.b = lay__lit(3, sb, db, "((xx)x)");
+  a.c = lay__lit(4, sc, dc, "((xx)(xx))");
+  a.m = am;
+  a.n = lanes_n * vn;
+  a.k = 1;
+  a.na = vm;
+  a.nb = vn;
+  a.nc = vm * vn;
+  return a;
+}
+
 /* ======================================================================================
  * Tiled MMA: the atom over a warp layout and over the warp tile
  * ====================================================================================== */
@@ -290,7 +336,7 @@ LAY_HD static inline void lay__mma_warp(lay_tiled_mma t, int tid, int *m0, int *
 LAY_HD static inline void lay_tiled_mma_a_crd(lay_tiled_mma t, int tid, int v, int *m, int *k) {
   int m0, n0;
   lay__mma_warp(t, tid, &m0, &n0);
-  const int idx = lay_crd2idx_i(t.atom.a, lay__umod(tid, 32) + 32 * lay__umod(v, t.atom.na));
+  const int idx = lay_tv_crd2idx(t.atom.a, 32, lay__umod(tid, 32), lay__umod(v, t.atom.na));
   const int rest = lay__udiv(v, t.atom.na);
   *m = m0 + lay__umod(rest, t.rep_m) * t.atom.m + lay__umod(idx, t.atom.m);
   *k = lay__udiv(rest, t.rep_m) * t.atom.k + lay__udiv(idx, t.atom.m);
@@ -301,7 +347,7 @@ LAY_HD static inline void lay_tiled_mma_a_crd(lay_tiled_mma t, int tid, int v, i
 LAY_HD static inline void lay_tiled_mma_b_crd(lay_tiled_mma t, int tid, int v, int *n, int *k) {
   int m0, n0;
   lay__mma_warp(t, tid, &m0, &n0);
-  const int idx = lay_crd2idx_i(t.atom.b, lay__umod(tid, 32) + 32 * lay__umod(v, t.atom.nb));
+  const int idx = lay_tv_crd2idx(t.atom.b, 32, lay__umod(tid, 32), lay__umod(v, t.atom.nb));
   const int rest = lay__udiv(v, t.atom.nb);
   *n = n0 + lay__umod(rest, t.rep_n) * t.atom.n + lay__umod(idx, t.atom.n);
   *k = lay__udiv(rest, t.rep_n) * t.atom.k + lay__udiv(idx, t.atom.n);
@@ -313,7 +359,7 @@ LAY_HD static inline void lay_tiled_mma_b_crd(lay_tiled_mma t, int tid, int v, i
 LAY_HD static inline void lay_tiled_mma_c_crd(lay_tiled_mma t, int tid, int v, int *m, int *n) {
   int m0, n0;
   lay__mma_warp(t, tid, &m0, &n0);
-  const int idx = lay_crd2idx_i(t.atom.c, lay__umod(tid, 32) + 32 * lay__umod(v, t.atom.nc));
+  const int idx = lay_tv_crd2idx(t.atom.c, 32, lay__umod(tid, 32), lay__umod(v, t.atom.nc));
   const int rest = lay__udiv(v, t.atom.nc);
   *m = m0 + lay__umod(rest, t.rep_m) * t.atom.m + lay__umod(idx, t.atom.m);
   *n = n0 + lay__udiv(rest, t.rep_m) * t.atom.n + lay__udiv(idx, t.atom.m);
@@ -366,7 +412,7 @@ LAY_HD static inline lay_layout lay_tv_ldmatrix_dst(int x, int trans) {
  * composition op_tv o right_inverse(dst) o src at one point (lay_ldmatrix_retile builds it).
  *   e.g. x4, mma A, lane 9, v 0 -> m 1 + 16*k 0 = 9 ... lane 16 -> k 8: 128 */
 LAY_HD static inline int lay_ldmatrix_src_at(int x, int trans, lay_layout op_tv, int lane, int v) {
-  const int e = lay_crd2idx_i(lay_tv_ldmatrix_src(x), lane + 32 * v);
+  const int e = lay_tv_crd2idx(lay_tv_ldmatrix_src(x), 32, lane, v);
   return lay_crd2idx_i(op_tv, lay_inverse_at(lay_tv_ldmatrix_dst(x, trans), e));
 }
 
@@ -374,7 +420,7 @@ LAY_HD static inline int lay_ldmatrix_src_at(int x, int trans, lay_layout op_tv,
  * supplies: dst^-1(src(lane, 0)) = lane' + 32*value'. */
 LAY_HD static inline int lay__ldsm_first(int x, int trans, int lane) {
   return lay_inverse_at(lay_tv_ldmatrix_dst(x, trans),
-                        lay_crd2idx_i(lay_tv_ldmatrix_src(x), lane));
+                        lay_tv_crd2idx(lay_tv_ldmatrix_src(x), 32, lane, 0));
 }
 
 /* lay_tiled_ldmatrix_a_crd: the row address of the q-th ldmatrix.x{x}[.trans] of thread tid's

@@ -208,14 +208,17 @@ Test(mma_atom, fragments_equal_the_ptx_tables) {
 /* ------------------------------------------------------------------ tiled MMA */
 
 typedef struct {
+  lay_mma_atom atom;
   lay_layout warps;
   int rm, rn, rk;
 } mma_case;
 
 static void check_tiled_mma(const mma_case *mc) {
-  lay_tiled_mma t = lay_make_tiled_mma(lay_mma_atom_m16n8k16(), mc->warps, mc->rm, mc->rn, mc->rk);
+  const lay_mma_atom at = mc->atom;
+  lay_tiled_mma t = lay_make_tiled_mma(at, mc->warps, mc->rm, mc->rn, mc->rk);
   const int WM = mc->warps.shape[0], WN = mc->warps.shape[1];
-  const int BM = WM * 16 * mc->rm, BN = WN * 8 * mc->rn, BK = 16 * mc->rk, NT = 32 * WM * WN;
+  const int BM = WM * at.m * mc->rm, BN = WN * at.n * mc->rn, BK = at.k * mc->rk;
+  const int NT = 32 * WM * WN;
   lay_layout ta, tb, tc;
   cr_assert_eq(lay_tiled_mma_tv_a(&ta, t), LAY_OK);
   cr_assert_eq(lay_tiled_mma_tv_b(&tb, t), LAY_OK);
@@ -225,26 +228,26 @@ static void check_tiled_mma(const mma_case *mc) {
   cr_assert(hc && ha && hb);
   for (int tid = 0; tid < NT; ++tid) {
     int w = lay_inverse_at(mc->warps, tid / 32), wm = w % WM, wn = w / WM;
-    for (int v = 0; v < 4 * mc->rm * mc->rn; ++v) {
+    for (int v = 0; v < at.nc * mc->rm * mc->rn; ++v) {
       int m, n;
       lay_tiled_mma_c_crd(t, tid, v, &m, &n);
       cr_assert(m >= 0 && m < BM && n >= 0 && n < BN);
       cr_expect_eq(lay_crd2idx(tc, tid + (lay_off)NT * v), m + BM * n, "C tid %d v %d", tid, v);
       /* inside the warp's tile, in atom (i, j) */
-      cr_expect_eq(m / (16 * mc->rm), wm);
-      cr_expect_eq(n / (8 * mc->rn), wn);
-      cr_expect_eq((m % (16 * mc->rm)) / 16, (v / 4) % mc->rm);
-      cr_expect_eq((n % (8 * mc->rn)) / 8, (v / 4) / mc->rm);
+      cr_expect_eq(m / (at.m * mc->rm), wm);
+      cr_expect_eq(n / (at.n * mc->rn), wn);
+      cr_expect_eq((m % (at.m * mc->rm)) / at.m, (v / at.nc) % mc->rm);
+      cr_expect_eq((n % (at.n * mc->rn)) / at.n, (v / at.nc) / mc->rm);
       hc[m + BM * n]++;
     }
-    for (int v = 0; v < 8 * mc->rm * mc->rk; ++v) {
+    for (int v = 0; v < at.na * mc->rm * mc->rk; ++v) {
       int m, k;
       lay_tiled_mma_a_crd(t, tid, v, &m, &k);
       cr_assert(m >= 0 && m < BM && k >= 0 && k < BK);
       cr_expect_eq(lay_crd2idx(ta, tid + (lay_off)NT * v), m + BM * k, "A tid %d v %d", tid, v);
       ha[m + BM * k]++;
     }
-    for (int v = 0; v < 4 * mc->rn * mc->rk; ++v) {
+    for (int v = 0; v < at.nb * mc->rn * mc->rk; ++v) {
       int n, k;
       lay_tiled_mma_b_crd(t, tid, v, &n, &k);
       cr_assert(n >= 0 && n < BN && k >= 0 && k < BK);
@@ -252,23 +255,69 @@ static void check_tiled_mma(const mma_case *mc) {
       hb[n + BN * k]++;
     }
   }
-  /* C owned once; each A element held by the WN warps of its row, each B element by WM */
+  /* C owned once; an A element is held by every thread whose C rows need it: the WN warps of
+   * its row times the lanes of a lane row (at.n / at.nb of them: 1 for the Tensor Core atom,
+   * whose B values are spread over lanes; LN for the FMA atom). Likewise for B. */
+  const int share_a = WN * (at.k == 1 ? at.n / at.nb : 1);
+  const int share_b = WM * (at.k == 1 ? at.m / at.na : 1);
   for (int e = 0; e < BM * BN; ++e) cr_expect_eq(hc[e], 1);
-  for (int e = 0; e < BM * BK; ++e) cr_expect_eq(ha[e], WN);
-  for (int e = 0; e < BN * BK; ++e) cr_expect_eq(hb[e], WM);
+  for (int e = 0; e < BM * BK; ++e) cr_expect_eq(ha[e], share_a);
+  for (int e = 0; e < BN * BK; ++e) cr_expect_eq(hb[e], share_b);
   free(hc);
   free(ha);
   free(hb);
 }
 
 Test(tiled_mma, fragments_cover_the_cta_tile_and_equal_the_algebra) {
+  const lay_mma_atom hmma = lay_mma_atom_m16n8k16();
   const mma_case cases[] = {
-      {lay_l2(2, 4, 4, 1), 4, 4, 2}, /* 128x128x32, 8 warps of 64x32, warp w at (w/4, w%4) */
-      {lay_l2(2, 2, 1, 2), 4, 8, 4}, /* 128x128x64, 4 warps of 64x64, column-major warps */
-      {lay_l2(4, 2, 2, 1), 2, 8, 1}, /* 128x128x16, 8 warps of 32x64 */
-      {lay_l2(1, 1, 1, 1), 1, 1, 1}, /* one atom */
+      {hmma, lay_l2(2, 4, 4, 1), 4, 4, 2}, /* 128x128x32, 8 warps of 64x32, warp w at (w/4, w%4) */
+      {hmma, lay_l2(2, 2, 1, 2), 4, 8, 4}, /* 128x128x64, 4 warps of 64x64, column-major warps */
+      {hmma, lay_l2(4, 2, 2, 1), 2, 8, 1}, /* 128x128x16, 8 warps of 32x64 */
+      {hmma, lay_l2(1, 1, 1, 1), 1, 1, 1}, /* one atom */
+      /* FFMA: lesson 04's 8 warps of 32x64 (lanes 4x8, 8x8 per thread) and 4 warps of 64x64
+       * (lanes 4x8, 16x8 per thread) */
+      {lay_mma_atom_fma(4, 8, 4, 4), lay_l2(4, 2, 2, 1), 2, 2, 8},
+      {lay_mma_atom_fma(4, 8, 4, 4), lay_l2(2, 2, 2, 1), 4, 2, 8},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_tiled_mma(&cases[i]);
+}
+
+Test(tiled_mma, fma_atom_is_lesson_04s_thread_tile) {
+  lay_mma_atom a = lay_mma_atom_fma(4, 8, 4, 4);
+  expect_layout(a.c, "((8,4),(4,4)):((64,4),(1,16))");
+  cr_expect(a.m == 16 && a.n == 32 && a.k == 1 && a.na == 4 && a.nb == 4 && a.nc == 16);
+  /* lane l at (l/8, l%8) owns rows 4(l/8)+0..3, columns 4(l%8)+0..3 */
+  for (int l = 0; l < 32; ++l)
+    for (int v = 0; v < 16; ++v) {
+      int idx = lay_tv_crd2idx(a.c, 32, l, v);
+      cr_expect_eq(idx % 16, 4 * (l / 8) + v % 4);
+      cr_expect_eq(idx / 16, 4 * (l % 8) + v / 4);
+      if (v < 4) {
+        cr_expect_eq(lay_tv_crd2idx(a.a, 32, l, v), 4 * (l / 8) + v);
+        cr_expect_eq(lay_tv_crd2idx(a.b, 32, l, v), 4 * (l % 8) + v);
+      }
+    }
+}
+
+Test(pointwise, tv_crd2idx_is_crd2idx_mode_by_mode) {
+  const lay_mma_atom as[2] = {lay_mma_atom_m16n8k16(), lay_mma_atom_fma(8, 4, 2, 4)};
+  for (int i = 0; i < 2; ++i) {
+    const lay_layout ls[3] = {as[i].a, as[i].b, as[i].c};
+    const int nv[3] = {as[i].na, as[i].nb, as[i].nc};
+    for (int j = 0; j < 3; ++j)
+      for (int t = 0; t < 32; ++t)
+        for (int v = 0; v < nv[j]; ++v)
+          cr_expect_eq(lay_tv_crd2idx(ls[j], 32, t, v), lay_crd2idx_i(ls[j], t + 32 * v));
+  }
+  for (int x = 1; x <= 4; x *= 2)
+    for (int t = 0; t < 32; ++t)
+      for (int v = 0; v < 8; ++v)
+        cr_expect_eq(lay_tv_crd2idx(lay_tv_ldmatrix_src(x), 32, t, v),
+                     lay_crd2idx_i(lay_tv_ldmatrix_src(x), t + 32 * v));
+  cr_expect_eq(lay_tv_crd2idx(P("((4,8),(2,2)):((32,1),(16,8))"), 32, 9, 1), 50);
+  /* a last value leaf is unbounded, as in lay_crd2idx */
+  cr_expect_eq(lay_tv_crd2idx(P("(4,2):(1,4)"), 4, 3, 5), 3 + 20);
 }
 
 Test(tiled_mma, literal_values) {
