@@ -214,6 +214,53 @@ LAY_HD static inline lay_off lay_tiled_copy_offset(lay_tiled_copy c, lay_layout 
   return lay_crd2idx2(tile, m, n);
 }
 
+/* Leaf extents and strides of a flat rank-2 tile layout (rank 1: (s, 1):(d, 0)); 0 when the
+ * layout is not flat (its nesting is ignored on purpose only for flat layouts). */
+LAY_HD static inline int lay__tile2(lay_layout L, int *s0, int *s1) {
+  *s0 = L.n >= 1 ? L.stride[0] : 0;
+  *s1 = L.n >= 2 ? L.stride[1] : 0;
+  return lay__is_flat(&L) && L.n <= 2;
+}
+
+/* lay_tiled_copy_partition: thread tid's part of a (BLK_M,BLK_N) tile tensor (CuTe's
+ * thr_copy.partition_S / partition_D): a tensor whose flat layout
+ *     (VM, VN, RM, RN) : (s0, s1, TM*VM*s0, TN*VN*s1)
+ * walks the thread's elements -- the VM x VN values of one instruction, then the repeats
+ * (RM,RN) = (BLK_M/(TM*VM), BLK_N/(TN*VN)) -- from the offset of its first element,
+ * tile.off + tile(tm*VM, tn*VN) with (tm,tn) = thr^-1(tid). So element j (0..nval-1, colex in
+ * the value tile) of repeat r is at out.off + crd2idx(out.layout, j + nval*r), equal to
+ * tile(lay_tiled_copy_crd(c, BLK_M, tid, j, r)) for a column-major value layout (every value
+ * layout of lesson 04). Computed once per thread; indexing it with constant j, r folds to an
+ * immediate offset. tile.layout must be flat rank 2 (run-time strides are fine, e.g. a gmem
+ * tile lay_l2(BLK_M, BLK_K, ld, 1)); an identity tile (lay_l2(BLK_M, BLK_N, 1, 0)) gives each
+ * element's row coordinate, (0, 1) its column (predicates, CuTe's identity tensors).
+ * Errors: LAY_E_RANK (tile not flat rank 2), LAY_E_ARG (the copy tile does not divide it).
+ *   e.g. copy thr (64,2):(2,1) val (1,4):(0,1), smem tile (128,8):(1,132), tid 5
+ *        -> (1,4,2,1):(1,132,64,1056) at offset 2 + 4*132 */
+LAY_HD static inline LAY_MUST_CHECK int lay_tiled_copy_partition(lay_tensor *out,
+                                                                 lay_tiled_copy c,
+                                                                 lay_tensor tile, int tid) {
+  if (!out) return LAY_E_ARG;
+  int s0, s1;
+  const int flat = lay__tile2(tile.layout, &s0, &s1);
+  const int TM = lay__dim(c.thr, 0), TN = lay__dim(c.thr, 1);
+  const int VM = lay__dim(c.val, 0), VN = lay__dim(c.val, 1);
+  const int bm = lay__dim(tile.layout, 0), bn = lay__dim(tile.layout, 1);
+  const int ti = lay_inverse_at(c.thr, tid);
+  lay_layout R;
+  lay__flat_set(&R, 0, VM, s0);
+  lay__flat_set(&R, 1, VN, s1);
+  lay__flat_set(&R, 2, bm / (TM * VM), TM * VM * s0);
+  lay__flat_set(&R, 3, bn / (TN * VN), TN * VN * s1);
+  lay__flat_finish(&R, 4);
+  out->ptr = tile.ptr;
+  out->off = tile.off + (lay_off)(lay__umod(ti, TM) * VM) * s0 + (lay_off)(lay__udiv(ti, TM) * VN) * s1;
+  out->layout = R;
+  if (!flat) return lay__fail(&out->layout, LAY_E_RANK);
+  if (lay_tiled_copy_reps(c, bm, bn) < 1) return lay__fail(&out->layout, LAY_E_ARG);
+  return LAY_OK;
+}
+
 /* ======================================================================================
  * The mma.sync m16n8k16 atom (f16/bf16 inputs, f32 accumulators)
  * ====================================================================================== */
@@ -363,6 +410,86 @@ LAY_HD static inline void lay_tiled_mma_c_crd(lay_tiled_mma t, int tid, int v, i
   const int rest = lay__udiv(v, t.atom.nc);
   *m = m0 + lay__umod(rest, t.rep_m) * t.atom.m + lay__umod(idx, t.atom.m);
   *n = n0 + lay__udiv(rest, t.rep_m) * t.atom.n + lay__udiv(idx, t.atom.m);
+}
+
+/* The value leaves of an atom TV layout (the leaves past its 32 lanes) re-strided into a tile
+ * (s0,s1): an atom index d = r + rows*c moves the tile by (d % rows)*s0 + (d / rows)*s1.
+ * Written at leaf positions pos.. of R; returns the next position. */
+LAY_HD static inline int lay__atom_vals(lay_layout *R, int pos, lay_layout tv, int rows, int s0,
+                                        int s1) {
+  int p = 1;
+  LAY_UNROLL
+  for (int k = 0; k < LAY_MAX_LEAVES; ++k)
+    if (k < tv.n) {
+      if (p >= 32) {
+        lay__flat_set(R, pos, tv.shape[k],
+                      lay__umod(tv.stride[k], rows) * s0 + lay__udiv(tv.stride[k], rows) * s1);
+        pos++;
+      }
+      p *= tv.shape[k];
+    }
+  return pos;
+}
+
+/* Shared by the three partitions: atom TV `tv` (rows of its index space: `rows`), the thread's
+ * origin (r0, c0) in the tile, repeats (rep_r : step_r rows, rep_c : step_c columns). */
+LAY_HD static inline int lay__mma_partition(lay_tensor *out, lay_tensor tile, lay_layout tv,
+                                            int rows, int lane, int r0, int c0, int rep_r,
+                                            int step_r, int rep_c, int step_c) {
+  int s0, s1;
+  const int flat = lay__tile2(tile.layout, &s0, &s1);
+  const int it = lay_tv_crd2idx(tv, 32, lane, 0); /* the lane's first element in the atom */
+  lay_layout R;
+  int pos = lay__atom_vals(&R, 0, tv, rows, s0, s1);
+  lay__flat_set(&R, pos, rep_r, step_r * s0);
+  lay__flat_set(&R, pos + 1, rep_c, step_c * s1);
+  lay__flat_finish(&R, pos + 2);
+  out->ptr = tile.ptr;
+  out->off = tile.off + (lay_off)(r0 + lay__umod(it, rows)) * s0 +
+             (lay_off)(c0 + lay__udiv(it, rows)) * s1;
+  out->layout = R;
+  if (!flat) return lay__fail(&out->layout, LAY_E_RANK);
+  return LAY_OK;
+}
+
+/* lay_tiled_mma_partition_a / _b / _c: thread tid's fragment of a CTA tile tensor (CuTe's
+ * thr_mma.partition_A / B / C): A (BLK_M,BLK_K), B (BLK_N,BLK_K), C (BLK_M,BLK_N), each flat
+ * rank 2 (gmem with run-time strides, smem, or an identity tile for coordinates). The result's
+ * flat layout walks the fragment in the value order of lay_tiled_mma_*_crd -- the atom's value
+ * leaves re-strided into the tile, then the repeats (rep_m : atom.m*s0, rep_k : atom.k*s1 for
+ * A) -- from the thread's first element: value v is at out.off + crd2idx(out.layout, v), the
+ * tile offset of lay_tiled_mma_*_crd(t, tid, v). Computed once per thread; indexing it with a
+ * constant v folds to an immediate. (Each value leaf of an MMA atom moves along rows or along
+ * columns only, which is what makes the re-striding exact; tests/test_layout_tv.c checks it
+ * for every atom.) Errors: LAY_E_RANK (tile not flat rank 2).
+ *   e.g. FMA atom (4x8 lanes, 4x4), 2x2 warps, rep (4,2,8), sA (128,8):(1,132), tid 37
+ *        (warp 1 = (0,1), lane 5 = (0,5)) -> A (4,4,8):(1,16,132) at 0; B at 64 + 20 */
+LAY_HD static inline LAY_MUST_CHECK int lay_tiled_mma_partition_a(lay_tensor *out,
+                                                                  lay_tiled_mma t,
+                                                                  lay_tensor tile, int tid) {
+  if (!out) return LAY_E_ARG;
+  int m0, n0;
+  lay__mma_warp(t, tid, &m0, &n0);
+  return lay__mma_partition(out, tile, t.atom.a, t.atom.m, lay__umod(tid, 32), m0, 0, t.rep_m,
+                            t.atom.m, t.rep_k, t.atom.k);
+}
+LAY_HD static inline LAY_MUST_CHECK int lay_tiled_mma_partition_b(lay_tensor *out,
+                                                                  lay_tiled_mma t,
+                                                                  lay_tensor tile, int tid) {
+  if (!out) return LAY_E_ARG;
+  int m0, n0;
+  lay__mma_warp(t, tid, &m0, &n0);
+  return lay__mma_partition(out, tile, t.atom.b, t.atom.n, lay__umod(tid, 32), n0, 0, t.rep_n,
+                            t.atom.n, t.rep_k, t.atom.k);
+}
+LAY_HD static inline LAY_MUST_CHECK int lay_tiled_mma_partition_c(lay_tensor *out,
+                                                                  lay_tiled_mma t,
+                                                                  lay_tensor tile, int tid) {
+  if (!out) return LAY_E_ARG;
+  int m0, n0;
+  lay__mma_warp(t, tid, &m0, &n0);
+  return lay__mma_partition(out, tile, t.atom.c, t.atom.m, lay__umod(tid, 32), m0, n0, t.rep_m,
+                            t.atom.m, t.rep_n, t.atom.n);
 }
 
 /* ======================================================================================

@@ -138,6 +138,26 @@ static void check_copy(const copy_case *cc) {
     cr_expect_eq(hits[e], 1, "%s: (%d,%d) moved %d times", cc->what, e % cc->blk_m,
                  e / cc->blk_m, hits[e]);
   free(hits);
+  /* the partition (what kernels index) walks the same elements, in the value tile's colex order
+   * (= the value index for a column-major value layout), in a tile with any strides */
+  const int s0 = 3, s1 = 1000;
+  const lay_tensor tile = lay_make_tensor(NULL, lay_l2(cc->blk_m, cc->blk_n, s0, s1));
+  const int VM = cc->val.shape[0];
+  for (int t = 0; t < nthr; ++t) {
+    lay_tensor part;
+    cr_assert_eq(lay_tiled_copy_partition(&part, c, tile, t), LAY_OK);
+    cr_assert_eq(lay_size(part.layout), nval * reps);
+    for (int r = 0; r < reps; ++r)
+      for (int j = 0; j < nval; ++j) {
+        /* element j of the value tile in colex order, (j % VM, j / VM), is value
+         * val(j % VM, j / VM) of the instruction */
+        int m, n;
+        lay_tiled_copy_crd(c, cc->blk_m, t, (int)lay_crd2idx2(cc->val, j % VM, j / VM), r, &m, &n);
+        cr_expect_eq(part.off + lay_crd2idx(part.layout, j + (lay_off)nval * r),
+                     (lay_off)m * s0 + (lay_off)n * s1, "%s partition t=%d j=%d r=%d",
+                     cc->what, t, j, r);
+      }
+  }
 }
 
 Test(tiled_copy, covers_the_tile_once_and_equals_the_algebra) {
@@ -171,6 +191,16 @@ Test(tiled_copy, literal_values) {
   cr_expect(m == 66 && n == 7, "(%d,%d)", m, n);
   /* gmem offset with a run-time leading dimension */
   cr_expect_eq(lay_tiled_copy_offset(c, lay_l2(128, 8, 1000, 1), 5, 0, 1), 66 * 1000 + 4);
+  lay_tensor p;
+  cr_assert_eq(lay_tiled_copy_partition(&p, c, lay_make_tensor(NULL, lay_l2(128, 8, 1, 132)), 5),
+               LAY_OK);
+  expect_layout(p.layout, "(1,4,2,1):(1,132,64,1056)");
+  cr_expect_eq(p.off, 2 + 4 * 132);
+  cr_expect_eq(lay_tiled_copy_partition(&p, c, lay_make_tensor(NULL, lay_l2(100, 8, 1, 132)), 5),
+               LAY_E_ARG);
+  lay_layout nested;
+  cr_assert_eq(lay_parse("((64,2),8):((1,64),128)", &nested), LAY_OK);
+  cr_expect_eq(lay_tiled_copy_partition(&p, c, lay_make_tensor(NULL, nested), 5), LAY_E_RANK);
 }
 
 /* ------------------------------------------------------------------ MMA atom (PTX ISA) */
@@ -260,6 +290,34 @@ static void check_tiled_mma(const mma_case *mc) {
    * whose B values are spread over lanes; LN for the FMA atom). Likewise for B. */
   const int share_a = WN * (at.k == 1 ? at.n / at.nb : 1);
   const int share_b = WM * (at.k == 1 ? at.m / at.na : 1);
+  /* the partitions (what kernels index) agree with the coordinates, in tiles with any strides */
+  const int s0 = 3, s1 = 1000;
+  for (int tid = 0; tid < NT; ++tid) {
+    lay_tensor pa, pb, pc;
+    cr_assert_eq(lay_tiled_mma_partition_a(&pa, t, lay_make_tensor(NULL, lay_l2(BM, BK, s0, s1)), tid), LAY_OK);
+    cr_assert_eq(lay_tiled_mma_partition_b(&pb, t, lay_make_tensor(NULL, lay_l2(BN, BK, s0, s1)), tid), LAY_OK);
+    cr_assert_eq(lay_tiled_mma_partition_c(&pc, t, lay_make_tensor(NULL, lay_l2(BM, BN, s0, s1)), tid), LAY_OK);
+    cr_assert_eq(lay_size(pa.layout), at.na * mc->rm * mc->rk);
+    cr_assert_eq(lay_size(pc.layout), at.nc * mc->rm * mc->rn);
+    for (int v = 0; v < at.na * mc->rm * mc->rk; ++v) {
+      int m, k;
+      lay_tiled_mma_a_crd(t, tid, v, &m, &k);
+      cr_expect_eq(pa.off + lay_crd2idx(pa.layout, v), (lay_off)m * s0 + (lay_off)k * s1,
+                   "partition A tid %d v %d", tid, v);
+    }
+    for (int v = 0; v < at.nb * mc->rn * mc->rk; ++v) {
+      int n, k;
+      lay_tiled_mma_b_crd(t, tid, v, &n, &k);
+      cr_expect_eq(pb.off + lay_crd2idx(pb.layout, v), (lay_off)n * s0 + (lay_off)k * s1,
+                   "partition B tid %d v %d", tid, v);
+    }
+    for (int v = 0; v < at.nc * mc->rm * mc->rn; ++v) {
+      int m, n;
+      lay_tiled_mma_c_crd(t, tid, v, &m, &n);
+      cr_expect_eq(pc.off + lay_crd2idx(pc.layout, v), (lay_off)m * s0 + (lay_off)n * s1,
+                   "partition C tid %d v %d", tid, v);
+    }
+  }
   for (int e = 0; e < BM * BN; ++e) cr_expect_eq(hc[e], 1);
   for (int e = 0; e < BM * BK; ++e) cr_expect_eq(ha[e], share_a);
   for (int e = 0; e < BN * BK; ++e) cr_expect_eq(hb[e], share_b);
@@ -329,6 +387,14 @@ Test(tiled_mma, literal_values) {
   cr_expect(m == 64 + 32 + 2 && n == 64 + 24 + 3, "(%d,%d)", m, n);
   lay_tiled_mma_b_crd(t, 32 * 6 + 9, 4 * (3 + 4 * 1) + 2, &n, &k); /* b2 of atom (j 3, kk 1) */
   cr_expect(n == 64 + 24 + 2 && k == 16 + 2 + 8, "(%d,%d)", n, k);
+  lay_tiled_mma f = lay_make_tiled_mma(lay_mma_atom_fma(4, 8, 4, 4), lay_l2(2, 2, 2, 1), 4, 2, 8);
+  lay_tensor pa, pb;
+  cr_assert_eq(lay_tiled_mma_partition_a(&pa, f, lay_make_tensor(NULL, lay_l2(128, 8, 1, 132)), 37),
+               LAY_OK);
+  cr_assert_eq(lay_tiled_mma_partition_b(&pb, f, lay_make_tensor(NULL, lay_l2(128, 8, 1, 132)), 37),
+               LAY_OK);
+  expect_layout(pa.layout, "(4,4,8):(1,16,132)");
+  cr_expect(pa.off == 0 && pb.off == 64 + 20, "%lld %lld", pa.off, pb.off);
   lay_layout tc;
   cr_assert_eq(lay_tiled_mma_tv_c(&tc, t), LAY_OK);
   expect_layout(tc, "(((4,8),(4,2)),((2,2),(4,4))):(((256,1),(4096,64)),((128,8),(16,1024)))");
