@@ -476,3 +476,105 @@ int lay_parse_swizzled(const char *s, lay_swizzled *out) {
   if (rc != LAY_OK) return rc;
   return lay_swizzled_make(out, sw, off, L);
 }
+
+/* ---------- thread/value grids ---------- */
+
+/* Owner (thread, value) of every cell of coord: inv[cell] = t + nthr*v of the first (lowest
+ * thread, then value) pair that reaches it, -1 if none. */
+static int tv_owners(lay_layout tv, lay_layout coord, int *rows, int *cols, int *nthr,
+                     int *nval, int **own) {
+  if (!lay_valid(tv) || !lay_valid(coord)) return LAY_E_INVALID;
+  int rc = dims2(coord, rows, cols);
+  if (rc != LAY_OK) return rc;
+  if (lay_rank(tv) != 2) return LAY_E_RANK;
+  rc = dims2(tv, nthr, nval);
+  if (rc != LAY_OK) return rc;
+  lay_off cos = lay_cosize(coord);
+  int *cell = (int *)malloc(sizeof(int) * (size_t)cos);
+  int *o = (int *)malloc(sizeof(int) * (size_t)(*rows) * (size_t)(*cols));
+  if (!cell || !o) {
+    free(cell);
+    free(o);
+    return LAY_E_LIMIT;
+  }
+  for (lay_off k = 0; k < cos; ++k) cell[k] = -1;
+  for (int i = 0; i < *rows; ++i)
+    for (int j = 0; j < *cols; ++j) {
+      lay_off idx = at2(coord, i, j);
+      if (idx >= 0 && idx < cos) cell[idx] = i * *cols + j;
+      o[i * *cols + j] = -1;
+    }
+  for (int v = 0; v < *nval; ++v)
+    for (int t = 0; t < *nthr; ++t) {
+      lay_off idx = lay_crd2idx2(tv, t, v);
+      if (idx < 0 || idx >= cos || cell[idx] < 0) {
+        free(cell);
+        free(o);
+        return LAY_E_ARG;
+      }
+      int c = cell[idx];
+      if (o[c] < 0 || (o[c] % *nthr) > t) o[c] = t + *nthr * v;
+    }
+  free(cell);
+  *own = o;
+  return LAY_OK;
+}
+
+int lay_print_tv_grid(FILE *f, lay_layout tv, lay_layout coord) {
+  int rows, cols, nthr, nval, *own = NULL;
+  int rc = tv_owners(tv, coord, &rows, &cols, &nthr, &nval, &own);
+  if (rc != LAY_OK) return rc;
+  char t[32];
+  int w = snprintf(t, sizeof t, "T%dV%d", nthr - 1, nval - 1);
+  int rw = snprintf(t, sizeof t, "%d", rows - 1);
+  fputs("TV ", f);
+  lay_fprint(f, tv);
+  fputs(" over ", f);
+  lay_fprint(f, coord);
+  fputs("   (cell: thread T, value V)\n", f);
+  fprintf(f, "%*s ", rw, "");
+  for (int j = 0; j < cols; ++j) fprintf(f, " %*d", w, j);
+  fputc('\n', f);
+  for (int i = 0; i < rows; ++i) {
+    fprintf(f, "%*d ", rw, i);
+    for (int j = 0; j < cols; ++j) {
+      int o = own[i * cols + j];
+      if (o < 0) {
+        fprintf(f, " %*s", w, ".");
+      } else {
+        snprintf(t, sizeof t, "T%dV%d", o % nthr, o / nthr);
+        fprintf(f, " %*s", w, t);
+      }
+    }
+    fputc('\n', f);
+  }
+  free(own);
+  return 0;
+}
+
+int lay_print_tv_threads(FILE *f, lay_layout tv, lay_layout coord, int first, int count) {
+  int rows, cols, nthr, nval, *own = NULL;
+  int rc = tv_owners(tv, coord, &rows, &cols, &nthr, &nval, &own);
+  if (rc != LAY_OK) return rc;
+  free(own);
+  if (first < 0 || count < 0) return LAY_E_ARG;
+  lay_off cos = lay_cosize(coord);
+  int *cell = (int *)malloc(sizeof(int) * (size_t)cos);
+  if (!cell) return LAY_E_LIMIT;
+  for (lay_off k = 0; k < cos; ++k) cell[k] = -1;
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      lay_off idx = at2(coord, i, j);
+      if (idx >= 0 && idx < cos) cell[idx] = i * cols + j;
+    }
+  for (int t = first; t < first + count && t < nthr; ++t) {
+    fprintf(f, "T%d:", t);
+    for (int v = 0; v < nval; ++v) {
+      int c = cell[lay_crd2idx2(tv, t, v)];
+      fprintf(f, " (%d,%d)", c / cols, c % cols);
+    }
+    fputc('\n', f);
+  }
+  free(cell);
+  return 0;
+}

@@ -119,6 +119,13 @@ typedef struct {
   int d[LAY_TV_MAX];     /* strides */
 } lay_tv;
 
+/* lay_tv_at and lay_tv_inverse_at treat the LAY_TV_MAX leaves one by one with literal indices
+ * (a helper per leaf, called for leaf 0..7) instead of a loop: nvcc then folds them as soon as
+ * they are inlined, before loops are unrolled, which keeps big kernels quick to compile. (The
+ * constructor keeps its loop: unrolled, it changed how ptxas allocated lesson 04's registers
+ * and made it spill.) */
+#define LAY__TV_EACH(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
+
 /* A lay_tv from literal leaves (nt + nv <= LAY_TV_MAX). */
 LAY_HD static inline lay_tv lay__tv(int nt, int nv, const int *s, const int *d) {
   lay_tv t;
@@ -135,17 +142,28 @@ LAY_HD static inline lay_tv lay__tv(int nt, int nv, const int *s, const int *d) 
 /* lay_tv_nthr / lay_tv_nval: the sizes of the thread and value modes. */
 LAY_HD static inline int lay_tv_nthr(const lay_tv *tv) {
   int p = 1;
-  LAY_UNROLL
-  for (int i = 0; i < LAY_TV_MAX; ++i)
-    if (i < tv->nt) p *= tv->s[i];
+#define LAY__TV_NT(i) if (i < tv->nt) p *= tv->s[i];
+  LAY__TV_EACH(LAY__TV_NT)
+#undef LAY__TV_NT
   return p;
 }
 LAY_HD static inline int lay_tv_nval(const lay_tv *tv) {
   int p = 1;
-  LAY_UNROLL
-  for (int i = 0; i < LAY_TV_MAX; ++i)
-    if (i >= tv->nt && i < tv->nt + tv->nv) p *= tv->s[i];
+#define LAY__TV_NV(i) if (i >= tv->nt && i < tv->nt + tv->nv) p *= tv->s[i];
+  LAY__TV_EACH(LAY__TV_NV)
+#undef LAY__TV_NV
   return p;
+}
+
+/* One leaf of lay_tv_at: leaf i takes its coordinate from t (thread leaves) or v. */
+LAY_HD static inline void lay__tv_at_leaf(const lay_tv *tv, int i, int *t, int *v, int *off) {
+  if (i < tv->nt) {
+    *off += (i == tv->nt - 1 ? *t : lay__umod(*t, tv->s[i])) * tv->d[i];
+    *t = lay__udiv(*t, tv->s[i]);
+  } else if (i < tv->nt + tv->nv) {
+    *off += (i == tv->nt + tv->nv - 1 ? *v : lay__umod(*v, tv->s[i])) * tv->d[i];
+    *v = lay__udiv(*v, tv->s[i]);
+  }
 }
 
 /* lay_tv_at: the TV layout at (thread t, value v), 0 <= t < nthr, mode by mode (the thread part
@@ -153,17 +171,25 @@ LAY_HD static inline int lay_tv_nval(const lay_tv *tv) {
  * value leaf is unbounded, as in lay_crd2idx.  == lay_tv_crd2idx(lay_tv_layout(tv), nthr, t, v) */
 LAY_HD static inline int lay_tv_at(const lay_tv *tv, int t, int v) {
   int off = 0;
-  LAY_UNROLL
-  for (int i = 0; i < LAY_TV_MAX; ++i) {
+#define LAY__TV_AT(i) lay__tv_at_leaf(tv, i, &t, &v, &off);
+  LAY__TV_EACH(LAY__TV_AT)
+#undef LAY__TV_AT
+  return off;
+}
+
+/* One leaf of lay_tv_inverse_at. */
+LAY_HD static inline void lay__tv_inv_leaf(const lay_tv *tv, int i, int e, int *t, int *v,
+                                           int *pt, int *pv) {
+  if (i < tv->nt + tv->nv) {
+    const int c = (tv->d[i] > 0 && tv->s[i] > 1) ? lay__umod(lay__udiv(e, tv->d[i]), tv->s[i]) : 0;
     if (i < tv->nt) {
-      off += (i == tv->nt - 1 ? t : lay__umod(t, tv->s[i])) * tv->d[i];
-      t = lay__udiv(t, tv->s[i]);
-    } else if (i < tv->nt + tv->nv) {
-      off += (i == tv->nt + tv->nv - 1 ? v : lay__umod(v, tv->s[i])) * tv->d[i];
-      v = lay__udiv(v, tv->s[i]);
+      *t += c * *pt;
+      *pt *= tv->s[i];
+    } else {
+      *v += c * *pv;
+      *pv *= tv->s[i];
     }
   }
-  return off;
 }
 
 /* lay_tv_inverse_at: (thread, value) of element e of the image: *t + nthr * *v is
@@ -172,18 +198,9 @@ LAY_HD static inline void lay_tv_inverse_at(const lay_tv *tv, int e, int *t, int
   int pt = 1, pv = 1;
   *t = 0;
   *v = 0;
-  LAY_UNROLL
-  for (int i = 0; i < LAY_TV_MAX; ++i)
-    if (i < tv->nt + tv->nv) {
-      const int c = (tv->d[i] > 0 && tv->s[i] > 1) ? lay__umod(lay__udiv(e, tv->d[i]), tv->s[i]) : 0;
-      if (i < tv->nt) {
-        *t += c * pt;
-        pt *= tv->s[i];
-      } else {
-        *v += c * pv;
-        pv *= tv->s[i];
-      }
-    }
+#define LAY__TV_INV(i) lay__tv_inv_leaf(tv, i, e, t, v, &pt, &pv);
+  LAY__TV_EACH(LAY__TV_INV)
+#undef LAY__TV_INV
 }
 
 /* lay_tv_layout: the lay_layout ((t0,..),(v0,..)) of a compact TV layout (a mode of one leaf is
@@ -283,9 +300,12 @@ LAY_HD static inline int lay_tiled_copy_reps(lay_tiled_copy c, int blk_m, int bl
   return (blk_m / tm) * (blk_n / tn);
 }
 
-/* Digit of e in a leaf (s:d): (e / d) % s, without the remainder for the top digit, 0 for s = 1. */
+/* Digit of e in a leaf (s:d): (e / d) % s, without the remainder for the top digit, 0 for s = 1.
+ * Signed arithmetic on purpose: it is what the hand-written copies of lesson 04 used, and
+ * nvcc 13 schedules lesson 04's register-bound K loop better from it (tests/test_sass.sh
+ * counts the instructions). */
 LAY_HD static inline int lay__digit(int e, int s, int d, int top) {
-  return s == 1 ? 0 : top ? lay__udiv(e, d) : lay__umod(lay__udiv(e, d), s);
+  return s == 1 ? 0 : top ? e / d : (e / d) % s;
 }
 
 /* lay_tiled_copy_crd: (m, n) in the (blk_m, blk_n) CTA tile of value v (0..nval-1) of thread t
