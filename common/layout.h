@@ -53,6 +53,10 @@
  *   complement, inverses, divide, product) needs strides >= 0 (LAY_E_STRIDE otherwise);
  *   crd2idx accepts negative strides.
  *
+ * THREAD/VALUE LAYOUTS (common/layout_tv.h, included at the end of this file)
+ *   Tiled copy, the mma.sync m16n8k16 and FFMA atoms, tiled MMA, ldmatrix derived from the MMA
+ *   layout, swizzles per element size, and the base + constant forms kernels index through.
+ *
  * CONVENTIONS MATCHED EXACTLY (tests/data/layout_vectors.txt, from pycute = static CuTe):
  *   results keep CuTe's structure, including size-1 modes that static CuTe keeps and drops;
  *   right_inverse skips stride-0 modes (as CuTe C++); composition with a tiler shorter than

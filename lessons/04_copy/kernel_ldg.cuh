@@ -69,13 +69,13 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
     extern __shared__ float4 p4_smem[];
     float *smem = (float *)p4_smem;
 
-    /* compute partition (plan.h: p4_thr_c_coord) */
-    const int warp = tid / 32, lane = tid % 32;
-    const int lanes_m = K_WARP_M / K_THR_M, lanes_n = K_WARP_N / K_THR_N;
-    const int wm = warp / (K_BLK_N / K_WARP_N), wn = warp % (K_BLK_N / K_WARP_N);
-    const int lm = lane / lanes_n, ln = lane % lanes_n;
-    const float *tCsA = smem + wm * K_WARP_M + lm * 4;             /* (THR_M,BLK_K) in buf 0 */
-    const float *tCsB = smem + K_SA_SIZE + wn * K_WARP_N + ln * 4; /* (THR_N,BLK_K) in buf 0 */
+    /* ---- compute partition (plan.h: p4_mma, the FFMA atom tiled over the warps): A value v of
+     * this thread is sA[tCsA + p4_frag_at(.., P4_FRAG_A, v)], the thread's base plus a constant;
+     * v = p4_a_val(THR_M, 4c, k) is chunk c at k, read as one float4 with the next 3. B alike. */
+    const p4_cfg cfg = {K_BLK_M, K_BLK_N, K_BLK_K, K_WARP_M, K_WARP_N, K_THR_M, K_THR_N};
+    const lay_tiled_mma mma = p4_mma(cfg);
+    const int tCsA = p4_frag_base(&mma, cfg, P4_FRAG_A, tid); /* sA offset of A value 0 */
+    const int tCsB = p4_frag_base(&mma, cfg, P4_FRAG_B, tid); /* sB offset of B value 0 */
 
     float tCrC[K_THR_M][K_THR_N];
 #pragma unroll
@@ -86,8 +86,11 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
     const int k_tiles = (K + K_BLK_K - 1) / K_BLK_K;
 
     p4_copy_plan tAplan, tBplan;
-    p4_copy_prep(&tAplan, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, a_sx, a_sk, M - m0);
-    p4_copy_prep(&tBplan, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, b_sx, b_sk, N - n0);
+    p4_view tAv, tBv; /* this thread's part of the tiled copies (gemm.cu: p4_view) */
+    p4_view_make(&tAv, tid, a_sx, a_sk);
+    p4_view_make(&tBv, tid, b_sx, b_sk);
+    p4_copy_prep(&tAplan, &tAv, a_mode, K_BLK_M, K_BLK_K, K_NTHR, M - m0);
+    p4_copy_prep(&tBplan, &tBv, b_mode, K_BLK_N, K_BLK_K, K_NTHR, N - n0);
 
     float tArA[K_RA], tBrB[K_RB]; /* the staged k_tile: this thread's part of gA_t / gB_t */
 
@@ -95,19 +98,18 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 #define K_LDG(t, may_be_last)                                                                  \
     do {                                                                                       \
         if (!(may_be_last) || (t) + 1 < k_tiles) {                                             \
-            p4_ldg_tile(&tAplan, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, 0, gA_t, 0, tArA);     \
-            p4_ldg_tile(&tBplan, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, 0, gB_t, 0, tBrB);     \
+            p4_ldg_tile(&tAplan, &tAv, a_mode, K_BLK_M, K_BLK_K, K_NTHR, 0, gA_t, 0, tArA);    \
+            p4_ldg_tile(&tBplan, &tBv, b_mode, K_BLK_N, K_BLK_K, K_NTHR, 0, gB_t, 0, tBrB);    \
         } else {                                                                               \
             const int k_rem = K - (t) * K_BLK_K;                                               \
-            p4_ldg_tile(&tAplan, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, 1, gA_t, k_rem, tArA); \
-            p4_ldg_tile(&tBplan, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, 1, gB_t, k_rem, tBrB); \
+            p4_ldg_tile(&tAplan, &tAv, a_mode, K_BLK_M, K_BLK_K, K_NTHR, 1, gA_t, k_rem, tArA);  \
+            p4_ldg_tile(&tBplan, &tBv, b_mode, K_BLK_N, K_BLK_K, K_NTHR, 1, gB_t, k_rem, tBrB);  \
         }                                                                                      \
     } while (0)
 #define K_STS(buf)                                                                             \
     do {                                                                                       \
-        p4_sts_tile(a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, tArA, smem + (buf), K_SA_PITCH);    \
-        p4_sts_tile(b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, tBrB, smem + (buf) + K_SA_SIZE,     \
-                    K_SB_PITCH);                                                               \
+        p4_sts_tile(&tAv, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tArA, smem + (buf));               \
+        p4_sts_tile(&tBv, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tBrB, smem + (buf) + K_SA_SIZE);   \
     } while (0)
 
     /* Fragments. K_FRAG2 = 1: ping-pong f = 0/1, the fragments of k+1 are read from smem while
@@ -118,12 +120,16 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 #define K_LDS(f, buf, k)                                                                       \
     do {                                                                                       \
         _Pragma("unroll") for (int c = 0; c < K_THR_M / 4; ++c) {                              \
-            const float4 v = *(const float4 *)(tCsA + (buf) + (k) * K_SA_PITCH + c * lanes_m * 4); \
+            const int a_ =                                                                     \
+                tCsA + p4_frag_at(&mma, cfg, P4_FRAG_A, p4_a_val(K_THR_M, 4 * c, (k)));        \
+            const float4 v = *(const float4 *)(smem + (buf) + a_);                             \
             fA[f][4 * c] = v.x; fA[f][4 * c + 1] = v.y; fA[f][4 * c + 2] = v.z;                \
             fA[f][4 * c + 3] = v.w;                                                            \
         }                                                                                      \
         _Pragma("unroll") for (int c = 0; c < K_THR_N / 4; ++c) {                              \
-            const float4 v = *(const float4 *)(tCsB + (buf) + (k) * K_SB_PITCH + c * lanes_n * 4); \
+            const int b_ =                                                                     \
+                tCsB + p4_frag_at(&mma, cfg, P4_FRAG_B, p4_b_val(K_THR_N, 4 * c, (k)));        \
+            const float4 v = *(const float4 *)(smem + K_SA_SIZE + (buf) + b_);                 \
             fB[f][4 * c] = v.x; fB[f][4 * c + 1] = v.y; fB[f][4 * c + 2] = v.z;                \
             fB[f][4 * c + 3] = v.w;                                                            \
         }                                                                                      \
@@ -203,8 +209,7 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 #undef K_LDS
 
     /* ---- epilogue: tCgC = alpha * tCrC + beta * tCgC (gemm.cu: p4_epilogue) ------------ */
-    p4_epilogue(&tCrC[0][0], K_BLK_N, K_WARP_M, K_WARP_N, K_THR_M, K_THR_N, tid, m0, n0, M, N, C,
-                ldc, c_vec, alpha, beta);
+    p4_epilogue(&tCrC[0][0], cfg, tid, m0, n0, M, N, C, ldc, c_vec, alpha, beta);
 }
 
 /* K_MINB = CTAs per SM promised to __launch_bounds__ (2 for ldg128_128x128x8_4w: 2 x 128
