@@ -1,0 +1,402 @@
+/* Lesson 09 - Hopper's own Tensor Core path: TMA + mbarrier + wgmma, then warp specialization.
+ *
+ * What this lesson shows: lesson 06's kernel feeds the Tensor Cores with mma.sync, a warp-wide
+ * instruction whose operands sit in registers: every warp must first ldmatrix its fragments out
+ * of shared memory, and the instruction stream of each warp carries the loads, the address
+ * arithmetic and the MMAs. On Hopper that path tops out well below the chip (tools/probe
+ * measures the mma.sync ceiling). Hopper adds three engines that take the work off the warps:
+ *   TMA      one thread describes a whole tile copy (a tensor map made on the host with
+ *            cuTensorMapEncodeTiled); the copy engine moves it into shared memory, swizzled,
+ *            zero-filling what lies outside the matrix, and counts the bytes on an mbarrier;
+ *   mbarrier a shared-memory barrier that completes when its arrivals AND its expected bytes
+ *            have come: "the tile has landed" without any thread polling the copy;
+ *   wgmma    a warpgroup (4 warps, 128 threads) multiplies a 64 x 256 x 16 block with both
+ *            operands read straight from shared memory (described by 64-bit descriptors),
+ *            asynchronously: issue, go on, wait later.
+ * The steps (variants, in teaching order; each adds one idea to the one before):
+ *   1wg_1stage        one warpgroup, one smem stage: load a K tile with TMA, wait on the
+ *                     mbarrier, 4 wgmma, wait, reload. CTA tile 64x256x64.
+ *   1wg_4stage        + a ring of 4 stages with full/empty mbarriers: the TMA for K tile
+ *                     t+4 is issued while tile t is multiplied.
+ *   ws_2wg_4stage     + warp specialization: a producer warpgroup (one thread issues every
+ *                     TMA) and two consumer warpgroups (128x256 CTA tile), setmaxnreg moves
+ *                     registers from the producer to the consumers.
+ *   ws_persistent     + persistent CTAs: one CTA per SM walks tiles in grouped-raster order;
+ *                     the producer runs ahead into the next tile while consumers store C.
+ * Accumulation is fp32; C is stored from the accumulator registers with predication (any M,
+ * N; K tails come as TMA zero fill).
+ *
+ * Limits (refused before launch, never a wrong answer):
+ *   sm_90 (Hopper) only: wgmma and setmaxnreg exist in the sm_90a target alone;
+ *   layout TN only (A and B K-major): the other orders need transposed smem operands;
+ *   lda, ldb, ldc multiples of 8 elements and A, B, C 16-byte aligned: a TMA tensor map needs
+ *   16-byte row strides and base addresses (harness `align` = 8). Lesson 08 handles the rest.
+ *
+ * Build and run:   make lesson09 && ./run
+ *                  ./run --variant ws_persistent --dtype bf16 --size 4096x4096x4096
+ * The tensor maps come from the driver API function cuTensorMapEncodeTiled, reached through
+ * the runtime's cudaGetDriverEntryPointByVersion (no link against libcuda).
+ *
+ * Why templates: the variants differ in compile-time constants (consumer warpgroups, stages,
+ * warp specialization, persistence) that size register arrays and unroll loops, and fp16/bf16
+ * differ in the wgmma instruction. In plain C these would be macro-stamped copies.
+ *
+ * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <cuda.h> /* CUtensorMap and its enums (types only: the function comes at run time) */
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+#include "harness.h"
+#include "ptx.h"
+#include "ptx_sm90.h"
+#include "plan.h"
+
+/* Kernel arguments besides the two tensor maps. */
+typedef struct kargs {
+    int M, N, K;
+    int tiles_m, tiles_n, ktiles; /* CTA tiles along M, N; K tiles of 64 */
+    int group;                    /* tile rows per rasterization group */
+    float alpha, beta;
+    uint16_t *C;                  /* (M,N) row-major, ldc */
+    long long ldc;
+} kargs;
+
+/* ---- shared memory of one CTA -------------------------------------------------------------
+ * STAGES x [ A tile (BLK_M,64) | B tile (256,64) ], each a 128-byte-swizzled K-major tile on a
+ * 1024-byte boundary, then STAGES "full" and STAGES "empty" mbarriers (8 bytes each).
+ *   full[s]:  count 1 (the producer's arrive.expect_tx) + the stage's bytes from TMA
+ *   empty[s]: count 4 * consumer warpgroups (lane 0 of every consumer warp, once the wgmma
+ *             that read the stage have finished) */
+template <int CONSUMERS> struct tile_bytes {
+    static const int A = CONSUMERS * P9_WG_M * P9_ROW_BYTES; /* (BLK_M,64) halves */
+    static const int B = P9_BLK_N * P9_ROW_BYTES;            /* (256,64) halves */
+    static const int STAGE = A + B;
+};
+
+static size_t smem_bytes(int consumers, int stages) {
+    return 1024 /* alignment slack */ +
+           (size_t)stages * (consumers * P9_WG_M + P9_BLK_N) * P9_ROW_BYTES + 16 * stages;
+}
+
+/* The smem addresses of one CTA's pipeline (32-bit shared-window addresses). */
+template <int CONSUMERS, int STAGES> struct pipe {
+    uint32_t base; /* stage 0, 1024-byte aligned */
+    __device__ uint32_t a(int s) const { return base + s * tile_bytes<CONSUMERS>::STAGE; }
+    __device__ uint32_t b(int s) const { return a(s) + tile_bytes<CONSUMERS>::A; }
+    __device__ uint32_t full(int s) const {
+        return base + STAGES * tile_bytes<CONSUMERS>::STAGE + 8 * s;
+    }
+    __device__ uint32_t empty(int s) const { return full(STAGES) + 8 * s; }
+};
+
+/* Tile `tile` of the CTA's sequence -> its (tile_m, tile_n). */
+static __device__ __forceinline__ void tile_coords(const kargs &a, int tile, int *tm, int *tn) {
+    p9_raster(tile, a.tiles_m, a.tiles_n, a.group, tm, tn);
+}
+
+/* ---- producer: one thread issues the TMA loads -------------------------------------------
+ * K-iteration `it` of the CTA (counted over all its tiles) uses stage it % STAGES for the
+ * (it / STAGES)-th time. Before refilling the stage, wait until the consumers have released
+ * its previous use: the empty barrier's phase of parity ((it / STAGES) & 1) ^ 1. For the first
+ * STAGES iterations that is "the phase before phase 0", complete from the start. Then announce
+ * the bytes and start both copies; they complete on full[s]. */
+template <int CONSUMERS, int STAGES>
+static __device__ __forceinline__ void produce(const pipe<CONSUMERS, STAGES> &p, int it, int kt,
+                                               int tm, int tn, const CUtensorMap *tmA,
+                                               const CUtensorMap *tmB) {
+    const int s = it % STAGES;
+    ptx_mbar_wait(p.empty(s), ((it / STAGES) & 1) ^ 1);
+    ptx_mbar_arrive_expect_tx(p.full(s), tile_bytes<CONSUMERS>::STAGE);
+    /* coordinates: (k, row) in elements; rows past M or N and k past K arrive as zeros */
+    ptx_tma_load_2d(p.a(s), tmA, kt * P9_BLK_K, tm * CONSUMERS * P9_WG_M, p.full(s));
+    ptx_tma_load_2d(p.b(s), tmB, kt * P9_BLK_K, tn * P9_BLK_N, p.full(s));
+}
+
+/* ---- consumer: one warpgroup multiplies its 64-row slab of the K tile in stage s ----------
+ * 4 wgmma m64n256k16 (the 64-wide K tile in 16-wide steps: the descriptors advance by 32
+ * bytes), one commit group, wait for it, then every warp's lane 0 releases the stage. */
+template <int BF16, int CONSUMERS, int STAGES>
+static __device__ __forceinline__ void consume(const pipe<CONSUMERS, STAGES> &p, int it, int c,
+                                               float *acc) {
+    const int s = it % STAGES;
+    ptx_mbar_wait(p.full(s), (it / STAGES) & 1);
+    const uint64_t da = ptx_wgmma_desc_sw128(p.a(s) + c * P9_WG_M * P9_ROW_BYTES);
+    const uint64_t db = ptx_wgmma_desc_sw128(p.b(s));
+    ptx_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < P9_BLK_K / P9_MMA_K; ++kk) {
+        /* +2 in the descriptor = +32 bytes = the next 16 elements of every row */
+        if (BF16)
+            ptx_wgmma_m64n256k16_bf16(acc, da + 2 * kk, db + 2 * kk, 1);
+        else
+            ptx_wgmma_m64n256k16_f16(acc, da + 2 * kk, db + 2 * kk, 1);
+    }
+    ptx_wgmma_commit();
+    ptx_wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < 128; ++i) ptx_wgmma_fence_operand(acc[i]);
+    if (threadIdx.x % 32 == 0) ptx_mbar_arrive(p.empty(s));
+}
+
+/* Two fp32 values -> one 32-bit word of two 16-bit values (low half = first). */
+template <int BF16> static __device__ __forceinline__ uint32_t pack2(float x, float y) {
+    if (BF16) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(x, y);
+        return *(uint32_t *)&h;
+    }
+    __half2 h = __floats2half2_rn(x, y);
+    return *(uint32_t *)&h;
+}
+template <int BF16> static __device__ __forceinline__ float to_f32(uint16_t u) {
+    if (BF16) return __bfloat162float(__ushort_as_bfloat16(u));
+    return __half2float(__ushort_as_half(u));
+}
+
+/* ---- epilogue: C = alpha * acc + beta * C for the warpgroup's (64,256) slab at (m0, n0) ----
+ * Thread t holds value v of the fragment at (m0 + m, n0 + n), (m, n) from the TV layout
+ * p9_tv_acc (plan.h): the thread part once, the value part folded to constants. Values v and
+ * v+1 (v even) are columns n and n+1 of one row: one 4-byte store (ldc and C are 16-byte
+ * aligned, n is even), or a 2-byte store for the last column. beta == 0 never reads C. */
+template <int BF16>
+static __device__ __forceinline__ void epilogue(const kargs &a, const float *acc, int m0,
+                                                int n0) {
+    int mt, nt;
+    p9_acc_thr_mn(threadIdx.x % 128, &mt, &nt);
+    m0 += mt;
+    n0 += nt;
+#pragma unroll
+    for (int v = 0; v < 128; v += 2) {
+        int mv, nv;
+        p9_acc_val_mn(v, &mv, &nv);
+        const int m = m0 + mv, n = n0 + nv;
+        if (m >= a.M || n >= a.N) continue;
+        uint16_t *c = a.C + (long long)m * a.ldc + n;
+        float x = a.alpha * acc[v], y = a.alpha * acc[v + 1];
+        if (n + 1 < a.N) {
+            if (a.beta != 0.0f) {
+                const uint32_t old = *(const uint32_t *)c;
+                x += a.beta * to_f32<BF16>((uint16_t)(old & 0xFFFF));
+                y += a.beta * to_f32<BF16>((uint16_t)(old >> 16));
+            }
+            *(uint32_t *)c = pack2<BF16>(x, y);
+        } else {
+            if (a.beta != 0.0f) x += a.beta * to_f32<BF16>(*c);
+            *c = (uint16_t)(pack2<BF16>(x, 0.0f) & 0xFFFF);
+        }
+    }
+}
+
+/* ---- the kernel ----------------------------------------------------------------------------
+ * CONSUMERS  consumer warpgroups (1 or 2): CTA tile (64*CONSUMERS) x 256 x 64
+ * STAGES     smem stages of the ring
+ * WS         0: the consumers' thread 0 also issues the TMA loads (in program order);
+ *            1: warpgroup 0 is the producer (one thread issues the loads; setmaxnreg gives
+ *               its registers to the consumers), warpgroups 1.. are the consumers
+ * PERSIST    1: gridDim.x CTAs walk tiles blockIdx.x, +gridDim.x, ... (needs WS)
+ * Tensor maps: tmA over A (K, M) with box (64, 64*CONSUMERS); tmB over B (K, N) with box
+ * (64, 256); both 16-bit, 128-byte swizzle, out-of-bounds elements read as zero. */
+template <int BF16, int CONSUMERS, int STAGES, int WS, int PERSIST>
+__global__ void __launch_bounds__(128 * (CONSUMERS + WS), 1)
+    gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+               const kargs a) {
+    static_assert(!PERSIST || WS, "persistent CTAs need the producer warpgroup");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ uint8_t smem_raw[];
+    pipe<CONSUMERS, STAGES> p;
+    p.base = (ptx_smem_u32(smem_raw) + 1023) & ~1023u;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            ptx_mbar_init(p.full(s), 1);
+            ptx_mbar_init(p.empty(s), 4 * CONSUMERS);
+        }
+        ptx_fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    const int ntiles = a.tiles_m * a.tiles_n;
+    const int first = blockIdx.x, step = PERSIST ? gridDim.x : ntiles;
+    const int wg = threadIdx.x / 128;
+
+    if (WS && wg == 0) { /* the producer warpgroup */
+        ptx_setmaxnreg_dec<40>();
+        if (threadIdx.x == 0) {
+            int it = 0;
+            for (int tile = first; tile < ntiles; tile += step) {
+                int tm, tn;
+                tile_coords(a, tile, &tm, &tn);
+                for (int kt = 0; kt < a.ktiles; ++kt, ++it) produce(p, it, kt, tm, tn, &tmA, &tmB);
+            }
+        }
+        return;
+    }
+    if (WS) ptx_setmaxnreg_inc<232>();
+
+    const int c = wg - WS; /* this consumer's 64-row slab of the CTA tile */
+    float acc[128];
+    int it = 0;
+    for (int tile = first; tile < ntiles; tile += step) {
+        int tm, tn;
+        tile_coords(a, tile, &tm, &tn);
+        if (!WS && threadIdx.x == 0) /* prologue: fill the ring */
+            for (int kt = 0; kt < STAGES && kt < a.ktiles; ++kt)
+                produce(p, kt, kt, tm, tn, &tmA, &tmB);
+#pragma unroll
+        for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+        for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
+            consume<BF16>(p, it, c, acc);
+            if (!WS && threadIdx.x == 0 && kt + STAGES < a.ktiles)
+                produce(p, it + STAGES, kt + STAGES, tm, tn, &tmA, &tmB);
+        }
+        epilogue<BF16>(a, acc, tm * CONSUMERS * P9_WG_M + c * P9_WG_M, tn * P9_BLK_N);
+    }
+#endif
+}
+
+/* ---- host ----------------------------------------------------------------------------------- */
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* cuTensorMapEncodeTiled from the driver, looked up once (CUDA 12.0 ABI of the function). */
+static encode_tiled_fn encode_fn(void) {
+    static encode_tiled_fn fn = NULL;
+    if (!fn) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                             &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = (encode_tiled_fn)f;
+    }
+    return fn;
+}
+
+/* A tensor map over a K-major (rows, K) matrix of 16-bit elements with leading dimension ld:
+ * dimension 0 is K (contiguous), dimension 1 the rows, box (64, box_rows), 128-byte swizzle,
+ * zero fill out of bounds. Returns 0, or -1 when the driver refuses (the caller reports a
+ * launch failure). */
+static int make_map(CUtensorMap *map, const void *base, int rows, int k, long long ld, int bf16,
+                    int box_rows) {
+    encode_tiled_fn fn = encode_fn();
+    if (!fn) return -1;
+    const cuuint64_t dims[2] = {(cuuint64_t)(k > 0 ? k : 1), (cuuint64_t)(rows > 0 ? rows : 1)};
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * 2}; /* bytes, multiple of 16 */
+    const cuuint32_t box[2] = {P9_BLK_K, (cuuint32_t)box_rows};
+    const cuuint32_t estrides[2] = {1, 1};
+    CUresult r = fn(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                    2, (void *)base, dims, strides, box, estrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* SMs of the current device, asked once per device. */
+static cudaError_t num_sms(int *sms) {
+    static int dev_cached = -1, sms_cached = 0;
+    int dev;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    if (dev != dev_cached) {
+        if ((e = cudaDeviceGetAttribute(&sms_cached, cudaDevAttrMultiProcessorCount, dev)) !=
+            cudaSuccess)
+            return e;
+        dev_cached = dev;
+    }
+    *sms = sms_cached;
+    return cudaSuccess;
+}
+
+template <int CONSUMERS, int STAGES, int WS, int PERSIST>
+static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
+    const int bf16 = p->dtype == GEMM_BF16, blk_m = CONSUMERS * P9_WG_M;
+    kargs a;
+    a.M = p->m; a.N = p->n; a.K = p->k;
+    a.tiles_m = (p->m + blk_m - 1) / blk_m;
+    a.tiles_n = (p->n + P9_BLK_N - 1) / P9_BLK_N;
+    a.ktiles = (p->k + P9_BLK_K - 1) / P9_BLK_K;
+    a.group = 8;
+    a.alpha = p->alpha; a.beta = p->beta;
+    a.C = (uint16_t *)p->C; a.ldc = p->ldc;
+    if (a.tiles_m == 0 || a.tiles_n == 0) return cudaSuccess; /* empty C: nothing to do */
+    CUtensorMap tmA, tmB;
+    if (make_map(&tmA, p->A, p->m, p->k, p->lda, bf16, blk_m) ||
+        make_map(&tmB, p->B, p->n, p->k, p->ldb, bf16, P9_BLK_N))
+        return cudaErrorInvalidValue;
+    void (*kernel)(const CUtensorMap, const CUtensorMap, const kargs) =
+        bf16 ? gemm_wgmma<1, CONSUMERS, STAGES, WS, PERSIST>
+             : gemm_wgmma<0, CONSUMERS, STAGES, WS, PERSIST>;
+    const size_t smem = smem_bytes(CONSUMERS, STAGES);
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem);
+    if (e != cudaSuccess) return e;
+    long long grid = (long long)a.tiles_m * a.tiles_n;
+    if (PERSIST) {
+        int sms;
+        if ((e = num_sms(&sms)) != cudaSuccess) return e;
+        if (grid > sms) grid = sms; /* one CTA per SM: the smem of one fills it */
+    }
+    kernel<<<dim3((unsigned)grid), dim3(128 * (CONSUMERS + WS)), smem, s>>>(tmA, tmB, a);
+    return cudaGetLastError();
+}
+
+static cudaError_t launch_1wg_1stage(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<1, 1, 0, 0>(p, s);
+}
+static cudaError_t launch_1wg_4stage(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<1, 4, 0, 0>(p, s);
+}
+static cudaError_t launch_ws_2wg_4stage(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<2, 4, 1, 0>(p, s);
+}
+static cudaError_t launch_ws_persistent(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<2, 4, 1, 1>(p, s);
+}
+
+/* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
+ * capability 9.0 only), the whole smem of the largest variant, tile counts in an int. */
+static const char *check_all(const gemm_problem *p) {
+    static char why[200];
+    int dev, major = 0, minor = 0, optin = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+        (major != 9 || minor != 0)) {
+        snprintf(why, sizeof why,
+                 "needs a Hopper GPU (sm_90: wgmma, TMA); this one is sm_%d%d: use lesson 08",
+                 major, minor);
+        return why;
+    }
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
+            cudaSuccess &&
+        (size_t)optin < smem_bytes(2, 4)) {
+        snprintf(why, sizeof why, "needs %zu KiB of shared memory per CTA, this GPU allows %d KiB",
+                 smem_bytes(2, 4) / 1024, optin / 1024);
+        return why;
+    }
+    if ((long long)((p->m + 63) / 64) * ((p->n + 255) / 256) > 2147483647LL)
+        return "M*N too large: more than 2^31-1 CTA tiles";
+    return NULL;
+}
+
+#define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
+#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_all, launch_##name}
+
+static const gemm_variant variants[] = {
+    V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
+    V(1wg_1stage, "1 warpgroup, 64x256x64 tile, one smem stage: TMA load, mbarrier wait, wgmma"),
+    V(1wg_4stage, "1 warpgroup, 64x256x64 tile, 4-stage TMA ring with full/empty mbarriers"),
+    V(ws_2wg_4stage, "producer warpgroup + 2 consumer warpgroups, 128x256x64, 4 stages, setmaxnreg"),
+};
+
+static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",
+                                   (int)(sizeof variants / sizeof variants[0]), variants,
+                                   GEMM_LAYOUT_BIT(GEMM_TN)};
+
+int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
