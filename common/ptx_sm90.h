@@ -118,6 +118,18 @@ static __device__ __forceinline__ void ptx_cluster_sync(void) {
                      : "memory");
 }
 
+/* bar.sync id, nthreads;  a barrier among `nthreads` threads (a multiple of 32) of this CTA
+ * that use the same id (1..15; id 0 is __syncthreads): e.g. the 128 threads of a warpgroup.
+ * Orders their shared-memory accesses like __syncthreads does (PTX ISA 9.7.13.1 "bar, barrier"). */
+static __device__ __forceinline__ void ptx_bar_sync(uint32_t id, uint32_t nthreads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(nthreads) : "memory");
+}
+
+/* st.shared.b32 [addr], v;  a 4-byte store to a 32-bit shared-window address. */
+static __device__ __forceinline__ void ptx_st_shared_b32(uint32_t addr, uint32_t v) {
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
 /* ---- TMA: bulk tensor copies ---------------------------------------------------------------- */
 
 /* cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes

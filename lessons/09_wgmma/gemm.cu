@@ -63,11 +63,15 @@ typedef struct kargs {
     float alpha, beta;
     uint16_t *C;                  /* (M,N) row-major, ldc */
     long long ldc;
+    int c_pairs;                  /* ldc even and C 4-byte aligned: two columns per store */
+    int c_tma;                    /* ldc % 8 == 0 and C 16-byte aligned: TMA stores of C */
 } kargs;
 
 /* ---- shared memory of one CTA -------------------------------------------------------------
  * STAGES x [ A tile (BLK_M,64) | B tile (256,64) ], each a 128-byte-swizzled K-major tile on a
- * 1024-byte boundary, then STAGES "full" and STAGES "empty" mbarriers (8 bytes each).
+ * 1024-byte boundary, then (EPI_TMA) one C staging tile per consumer warpgroup: (64,128)
+ * 16-bit elements as two 128-byte-swizzled (64,64) boxes, then STAGES "full" and STAGES
+ * "empty" mbarriers (8 bytes each).
  *   full[s]:  count 1 (the producer's arrive.expect_tx) + the stage's bytes from TMA
  *   empty[s]: count 4 * consumer warpgroups (lane 0 of every consumer warp, once the wgmma
  *             that read the stage have finished) */
@@ -77,18 +81,24 @@ template <int CONSUMERS> struct tile_bytes {
     static const int STAGE = A + B;
 };
 
-static size_t smem_bytes(int consumers, int stages) {
+#define P9_STAGE_C_BYTES (P9_WG_M * 128 * 2) /* one consumer's C staging tile: 16 KiB */
+
+static size_t smem_bytes(int consumers, int stages, int epi_tma) {
     return 1024 /* alignment slack */ +
-           (size_t)stages * (consumers * P9_WG_M + P9_BLK_N) * P9_ROW_BYTES + 16 * stages;
+           (size_t)stages * (consumers * P9_WG_M + P9_BLK_N) * P9_ROW_BYTES +
+           (epi_tma ? (size_t)consumers * P9_STAGE_C_BYTES : 0) + 16 * stages;
 }
 
 /* The smem addresses of one CTA's pipeline (32-bit shared-window addresses). */
-template <int CONSUMERS, int STAGES> struct pipe {
+template <int CONSUMERS, int STAGES, int EPI_TMA> struct pipe {
     uint32_t base; /* stage 0, 1024-byte aligned */
     __device__ uint32_t a(int s) const { return base + s * tile_bytes<CONSUMERS>::STAGE; }
     __device__ uint32_t b(int s) const { return a(s) + tile_bytes<CONSUMERS>::A; }
+    __device__ uint32_t cstage(int c) const { /* consumer c's C staging tile */
+        return base + STAGES * tile_bytes<CONSUMERS>::STAGE + c * P9_STAGE_C_BYTES;
+    }
     __device__ uint32_t full(int s) const {
-        return base + STAGES * tile_bytes<CONSUMERS>::STAGE + 8 * s;
+        return cstage(EPI_TMA ? CONSUMERS : 0) + 8 * s;
     }
     __device__ uint32_t empty(int s) const { return full(STAGES) + 8 * s; }
 };
@@ -104,8 +114,8 @@ static __device__ __forceinline__ void tile_coords(const kargs &a, int tile, int
  * its previous use: the empty barrier's phase of parity ((it / STAGES) & 1) ^ 1. For the first
  * STAGES iterations that is "the phase before phase 0", complete from the start. Then announce
  * the bytes and start both copies; they complete on full[s]. */
-template <int CONSUMERS, int STAGES>
-static __device__ __forceinline__ void produce(const pipe<CONSUMERS, STAGES> &p, int it, int kt,
+template <class PIPE, int CONSUMERS, int STAGES>
+static __device__ __forceinline__ void produce_(const PIPE &p, int it, int kt,
                                                int tm, int tn, const CUtensorMap *tmA,
                                                const CUtensorMap *tmB) {
     const int s = it % STAGES;
@@ -115,13 +125,23 @@ static __device__ __forceinline__ void produce(const pipe<CONSUMERS, STAGES> &p,
     ptx_tma_load_2d(p.a(s), tmA, kt * P9_BLK_K, tm * CONSUMERS * P9_WG_M, p.full(s));
     ptx_tma_load_2d(p.b(s), tmB, kt * P9_BLK_K, tn * P9_BLK_N, p.full(s));
 }
+template <int CONSUMERS, int STAGES, int EPI_TMA>
+static __device__ __forceinline__ void produce(const pipe<CONSUMERS, STAGES, EPI_TMA> &p, int it,
+                                               int kt, int tm, int tn, const CUtensorMap *tmA,
+                                               const CUtensorMap *tmB) {
+    produce_<pipe<CONSUMERS, STAGES, EPI_TMA>, CONSUMERS, STAGES>(p, it, kt, tm, tn, tmA, tmB);
+}
 
 /* ---- consumer: one warpgroup multiplies its 64-row slab of the K tile in stage s ----------
  * 4 wgmma m64n256k16 (the 64-wide K tile in 16-wide steps: the descriptors advance by 32
- * bytes), one commit group, wait for it, then every warp's lane 0 releases the stage. */
-template <int BF16, int CONSUMERS, int STAGES>
-static __device__ __forceinline__ void consume(const pipe<CONSUMERS, STAGES> &p, int it, int c,
-                                               float *acc) {
+ * bytes), one commit group. With a ring (STAGES > 1) the group stays in flight while the
+ * warpgroup waits for the next K tile: wait_group 1 returns once the PREVIOUS K tile's group
+ * has finished reading its stage, and every warp's lane 0 then releases that stage
+ * (release_prev = 0 for a tile's first K tile). With one stage there is nothing to overlap:
+ * wait for this group and release its stage at once. */
+template <int BF16, class PIPE, int STAGES>
+static __device__ __forceinline__ void consume(const PIPE &p, int it, int c, float *acc,
+                                               int release_prev) {
     const int s = it % STAGES;
     ptx_mbar_wait(p.full(s), (it / STAGES) & 1);
     const uint64_t da = ptx_wgmma_desc_sw128(p.a(s) + c * P9_WG_M * P9_ROW_BYTES);
@@ -136,10 +156,24 @@ static __device__ __forceinline__ void consume(const pipe<CONSUMERS, STAGES> &p,
             ptx_wgmma_m64n256k16_f16(acc, da + 2 * kk, db + 2 * kk, 1);
     }
     ptx_wgmma_commit();
-    ptx_wgmma_wait<0>();
+    if (STAGES > 1) {
+        ptx_wgmma_wait<1>();
+        if (release_prev && threadIdx.x % 32 == 0) ptx_mbar_arrive(p.empty((it + STAGES - 1) % STAGES));
+    } else {
+        ptx_wgmma_wait<0>();
+        if (threadIdx.x % 32 == 0) ptx_mbar_arrive(p.empty(s));
+    }
+}
+
+/* After a tile's last K tile (iteration it): wait for its group, release its stage (ring). */
+template <class PIPE, int STAGES>
+static __device__ __forceinline__ void consume_finish(const PIPE &p, int it, float *acc) {
+    if (STAGES > 1) {
+        ptx_wgmma_wait<0>();
+        if (threadIdx.x % 32 == 0) ptx_mbar_arrive(p.empty(it % STAGES));
+    }
 #pragma unroll
     for (int i = 0; i < 128; ++i) ptx_wgmma_fence_operand(acc[i]);
-    if (threadIdx.x % 32 == 0) ptx_mbar_arrive(p.empty(s));
 }
 
 /* Two fp32 values -> one 32-bit word of two 16-bit values (low half = first). */
@@ -159,11 +193,11 @@ template <int BF16> static __device__ __forceinline__ float to_f32(uint16_t u) {
 /* ---- epilogue: C = alpha * acc + beta * C for the warpgroup's (64,256) slab at (m0, n0) ----
  * Thread t holds value v of the fragment at (m0 + m, n0 + n), (m, n) from the TV layout
  * p9_tv_acc (plan.h): the thread part once, the value part folded to constants. Values v and
- * v+1 (v even) are columns n and n+1 of one row: one 4-byte store (ldc and C are 16-byte
- * aligned, n is even), or a 2-byte store for the last column. beta == 0 never reads C. */
+ * v+1 (v even) are columns n and n+1 of one row: one 4-byte store when ldc is even and C
+ * 4-byte aligned (n is even), else two 2-byte stores. beta == 0 never reads C. */
 template <int BF16>
-static __device__ __forceinline__ void epilogue(const kargs &a, const float *acc, int m0,
-                                                int n0) {
+static __device__ __forceinline__ void epilogue_direct(const kargs &a, const float *acc, int m0,
+                                                       int n0) {
     int mt, nt;
     p9_acc_thr_mn(threadIdx.x % 128, &mt, &nt);
     m0 += mt;
@@ -176,7 +210,7 @@ static __device__ __forceinline__ void epilogue(const kargs &a, const float *acc
         if (m >= a.M || n >= a.N) continue;
         uint16_t *c = a.C + (long long)m * a.ldc + n;
         float x = a.alpha * acc[v], y = a.alpha * acc[v + 1];
-        if (n + 1 < a.N) {
+        if (n + 1 < a.N && a.c_pairs) {
             if (a.beta != 0.0f) {
                 const uint32_t old = *(const uint32_t *)c;
                 x += a.beta * to_f32<BF16>((uint16_t)(old & 0xFFFF));
@@ -184,8 +218,64 @@ static __device__ __forceinline__ void epilogue(const kargs &a, const float *acc
             }
             *(uint32_t *)c = pack2<BF16>(x, y);
         } else {
-            if (a.beta != 0.0f) x += a.beta * to_f32<BF16>(*c);
-            *c = (uint16_t)(pack2<BF16>(x, 0.0f) & 0xFFFF);
+            if (a.beta != 0.0f) x += a.beta * to_f32<BF16>(c[0]);
+            c[0] = (uint16_t)(pack2<BF16>(x, 0.0f) & 0xFFFF);
+            if (n + 1 < a.N) {
+                if (a.beta != 0.0f) y += a.beta * to_f32<BF16>(c[1]);
+                c[1] = (uint16_t)(pack2<BF16>(y, 0.0f) & 0xFFFF);
+            }
+        }
+    }
+}
+
+/* ---- epilogue through shared memory and TMA stores ---------------------------------------
+ * The warpgroup's (64,256) slab leaves in two halves of (64,128): each thread writes its
+ * values (alpha * acc + beta * C, rounded) into the staging tile, laid out as two (64,64)
+ * boxes with the 128-byte swizzle of p9_smem_tile_bytes: the 8 rows a warp's store touches
+ * land in 8 different 16-byte bank groups, so every st.shared is conflict-free. Then each
+ * thread fences (its generic-proxy writes must be visible to the TMA unit, the async proxy),
+ * the warpgroup meets at a named barrier, and one thread issues the two TMA stores, which
+ * clip at the matrix edges. Before the staging tile is written again (next half, next tile)
+ * that thread waits until the stores have read it. beta != 0 reads C from global memory. */
+template <int BF16>
+static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float *acc, int m0,
+                                                    int n0, uint32_t stage, int c,
+                                                    const CUtensorMap *tmC) {
+    const int t = threadIdx.x % 128;
+    int mt, nt;
+    p9_acc_thr_mn(t, &mt, &nt);
+    const lay_swizzled box = p9_smem_tile_bytes(P9_WG_M);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (t == 0) ptx_tma_store_wait_read0();
+        ptx_bar_sync(1 + c, 128);
+#pragma unroll
+        for (int v = 64 * h; v < 64 * h + 64; v += 2) {
+            int mv, nv;
+            p9_acc_val_mn(v, &mv, &nv);
+            const int m = mt + mv, n = nt + nv - 128 * h; /* in the (64,128) half */
+            float x = a.alpha * acc[v], y = a.alpha * acc[v + 1];
+            if (a.beta != 0.0f) {
+                const int gm = m0 + m, gn = n0 + 128 * h + n;
+                const uint16_t *cg = a.C + (long long)gm * a.ldc + gn;
+                if (gm < a.M && gn + 1 < a.N) {
+                    const uint32_t old = *(const uint32_t *)cg;
+                    x += a.beta * to_f32<BF16>((uint16_t)(old & 0xFFFF));
+                    y += a.beta * to_f32<BF16>((uint16_t)(old >> 16));
+                } else if (gm < a.M && gn < a.N) {
+                    x += a.beta * to_f32<BF16>(cg[0]);
+                }
+            }
+            const uint32_t off = (n / 64) * (P9_WG_M * 128) + (uint32_t)lay_swizzled_crd2idx2(box, m, n % 64);
+            ptx_st_shared_b32(stage + off, pack2<BF16>(x, y));
+        }
+        ptx_fence_proxy_async_smem();
+        ptx_bar_sync(1 + c, 128);
+        if (t == 0) {
+            const int col = n0 + 128 * h;
+            if (m0 < a.M && col < a.N) ptx_tma_store_2d(tmC, col, m0, stage);
+            if (m0 < a.M && col + 64 < a.N) ptx_tma_store_2d(tmC, col + 64, m0, stage + P9_WG_M * 128);
+            ptx_tma_store_commit();
         }
     }
 }
@@ -197,16 +287,19 @@ static __device__ __forceinline__ void epilogue(const kargs &a, const float *acc
  *            1: warpgroup 0 is the producer (one thread issues the loads; setmaxnreg gives
  *               its registers to the consumers), warpgroups 1.. are the consumers
  * PERSIST    1: gridDim.x CTAs walk tiles blockIdx.x, +gridDim.x, ... (needs WS)
+ * EPI_TMA    1: C leaves through smem and TMA stores when a.c_tma (else, and with 0, stored
+ *               from the registers)
  * Tensor maps: tmA over A (K, M) with box (64, 64*CONSUMERS); tmB over B (K, N) with box
- * (64, 256); both 16-bit, 128-byte swizzle, out-of-bounds elements read as zero. */
-template <int BF16, int CONSUMERS, int STAGES, int WS, int PERSIST>
+ * (64, 256); tmC over C (N, M) with box (64, 64); all 16-bit, 128-byte swizzle, loads read
+ * zeros out of bounds, stores are clipped. */
+template <int BF16, int CONSUMERS, int STAGES, int WS, int PERSIST, int EPI_TMA>
 __global__ void __launch_bounds__(128 * (CONSUMERS + WS), 1)
     gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-               const kargs a) {
+               const __grid_constant__ CUtensorMap tmC, const kargs a) {
     static_assert(!PERSIST || WS, "persistent CTAs need the producer warpgroup");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ uint8_t smem_raw[];
-    pipe<CONSUMERS, STAGES> p;
+    pipe<CONSUMERS, STAGES, EPI_TMA> p;
     p.base = (ptx_smem_u32(smem_raw) + 1023) & ~1023u;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -247,12 +340,20 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + WS), 1)
 #pragma unroll
         for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
         for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
-            consume<BF16>(p, it, c, acc);
-            if (!WS && threadIdx.x == 0 && kt + STAGES < a.ktiles)
-                produce(p, it + STAGES, kt + STAGES, tm, tn, &tmA, &tmB);
+            consume<BF16, pipe<CONSUMERS, STAGES, EPI_TMA>, STAGES>(p, it, c, acc, kt > 0);
+            /* without a producer warpgroup, thread 0 refills the stage just released */
+            const int refill = STAGES > 1 ? kt - 1 + STAGES : kt + 1;
+            if (!WS && threadIdx.x == 0 && (STAGES == 1 || kt > 0) && refill < a.ktiles)
+                produce(p, refill, refill, tm, tn, &tmA, &tmB);
         }
-        epilogue<BF16>(a, acc, tm * CONSUMERS * P9_WG_M + c * P9_WG_M, tn * P9_BLK_N);
+        if (a.ktiles > 0) consume_finish<pipe<CONSUMERS, STAGES, EPI_TMA>, STAGES>(p, it - 1, acc);
+        const int m0 = tm * CONSUMERS * P9_WG_M + c * P9_WG_M, n0 = tn * P9_BLK_N;
+        if (EPI_TMA && a.c_tma)
+            epilogue_tma<BF16>(a, acc, m0, n0, p.cstage(c), c, &tmC);
+        else
+            epilogue_direct<BF16>(a, acc, m0, n0);
     }
+    if (EPI_TMA && a.c_tma && threadIdx.x % 128 == 0) ptx_tma_store_wait0();
 #endif
 }
 
@@ -277,15 +378,15 @@ static encode_tiled_fn encode_fn(void) {
     return fn;
 }
 
-/* A tensor map over a K-major (rows, K) matrix of 16-bit elements with leading dimension ld:
- * dimension 0 is K (contiguous), dimension 1 the rows, box (64, box_rows), 128-byte swizzle,
- * zero fill out of bounds. Returns 0, or -1 when the driver refuses (the caller reports a
+/* A tensor map over a row-major (rows, cols) matrix of 16-bit elements with leading dimension
+ * ld: dimension 0 is cols (contiguous: K for A and B, N for C), dimension 1 the rows, box
+ * (64, box_rows), 128-byte swizzle, zero fill out of bounds. Returns 0, or -1 when the driver refuses (the caller reports a
  * launch failure). */
-static int make_map(CUtensorMap *map, const void *base, int rows, int k, long long ld, int bf16,
-                    int box_rows) {
+static int make_map(CUtensorMap *map, const void *base, int rows, int cols, long long ld,
+                    int bf16, int box_rows) {
     encode_tiled_fn fn = encode_fn();
     if (!fn) return -1;
-    const cuuint64_t dims[2] = {(cuuint64_t)(k > 0 ? k : 1), (cuuint64_t)(rows > 0 ? rows : 1)};
+    const cuuint64_t dims[2] = {(cuuint64_t)(cols > 0 ? cols : 1), (cuuint64_t)(rows > 0 ? rows : 1)};
     const cuuint64_t strides[1] = {(cuuint64_t)ld * 2}; /* bytes, multiple of 16 */
     const cuuint32_t box[2] = {P9_BLK_K, (cuuint32_t)box_rows};
     const cuuint32_t estrides[2] = {1, 1};
@@ -312,7 +413,7 @@ static cudaError_t num_sms(int *sms) {
     return cudaSuccess;
 }
 
-template <int CONSUMERS, int STAGES, int WS, int PERSIST>
+template <int CONSUMERS, int STAGES, int WS, int PERSIST, int EPI_TMA>
 static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     const int bf16 = p->dtype == GEMM_BF16, blk_m = CONSUMERS * P9_WG_M;
     kargs a;
@@ -323,15 +424,19 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     a.group = 8;
     a.alpha = p->alpha; a.beta = p->beta;
     a.C = (uint16_t *)p->C; a.ldc = p->ldc;
+    a.c_pairs = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
+    a.c_tma = EPI_TMA && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
     if (a.tiles_m == 0 || a.tiles_n == 0) return cudaSuccess; /* empty C: nothing to do */
-    CUtensorMap tmA, tmB;
+    CUtensorMap tmA, tmB, tmC;
+    memset(&tmC, 0, sizeof tmC);
     if (make_map(&tmA, p->A, p->m, p->k, p->lda, bf16, blk_m) ||
-        make_map(&tmB, p->B, p->n, p->k, p->ldb, bf16, P9_BLK_N))
+        make_map(&tmB, p->B, p->n, p->k, p->ldb, bf16, P9_BLK_N) ||
+        (a.c_tma && make_map(&tmC, p->C, p->m, p->n, p->ldc, bf16, P9_WG_M)))
         return cudaErrorInvalidValue;
-    void (*kernel)(const CUtensorMap, const CUtensorMap, const kargs) =
-        bf16 ? gemm_wgmma<1, CONSUMERS, STAGES, WS, PERSIST>
-             : gemm_wgmma<0, CONSUMERS, STAGES, WS, PERSIST>;
-    const size_t smem = smem_bytes(CONSUMERS, STAGES);
+    void (*kernel)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const kargs) =
+        bf16 ? gemm_wgmma<1, CONSUMERS, STAGES, WS, PERSIST, EPI_TMA>
+             : gemm_wgmma<0, CONSUMERS, STAGES, WS, PERSIST, EPI_TMA>;
+    const size_t smem = smem_bytes(CONSUMERS, STAGES, EPI_TMA);
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
@@ -341,25 +446,37 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
         if ((e = num_sms(&sms)) != cudaSuccess) return e;
         if (grid > sms) grid = sms; /* one CTA per SM: the smem of one fills it */
     }
-    kernel<<<dim3((unsigned)grid), dim3(128 * (CONSUMERS + WS)), smem, s>>>(tmA, tmB, a);
+    kernel<<<dim3((unsigned)grid), dim3(128 * (CONSUMERS + WS)), smem, s>>>(tmA, tmB, tmC, a);
     return cudaGetLastError();
 }
 
 static cudaError_t launch_1wg_1stage(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<1, 1, 0, 0>(p, s);
+    return launch_cfg<1, 1, 0, 0, 0>(p, s);
+}
+static cudaError_t launch_1wg_2stage(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<1, 2, 0, 0, 0>(p, s);
 }
 static cudaError_t launch_1wg_4stage(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<1, 4, 0, 0>(p, s);
+    return launch_cfg<1, 4, 0, 0, 0>(p, s);
+}
+static cudaError_t launch_2wg_4stage(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<2, 4, 0, 0, 0>(p, s);
 }
 static cudaError_t launch_ws_2wg_4stage(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<2, 4, 1, 0>(p, s);
+    return launch_cfg<2, 4, 1, 0, 0>(p, s);
 }
 static cudaError_t launch_ws_persistent(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<2, 4, 1, 1>(p, s);
+    return launch_cfg<2, 4, 1, 1, 0>(p, s);
+}
+static cudaError_t launch_ws_persistent_tma_store(const gemm_problem *p, cudaStream_t s) {
+    return launch_cfg<2, 4, 1, 1, 1>(p, s);
 }
 
 /* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
- * capability 9.0 only), the whole smem of the largest variant, tile counts in an int. */
+ * capability 9.0 only), the whole smem of the largest variant, tile counts in an int, and
+ * what the TMA loads need: operands K-major (TN), lda and ldb multiples of 8 elements (16-byte
+ * row strides), A and B 16-byte aligned. C may have any ldc and alignment (the stores fall
+ * back from TMA to 4-byte and 2-byte stores). */
 static const char *check_all(const gemm_problem *p) {
     static char why[200];
     int dev, major = 0, minor = 0, optin = 0;
@@ -375,24 +492,31 @@ static const char *check_all(const gemm_problem *p) {
     if (cudaGetDevice(&dev) == cudaSuccess &&
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
             cudaSuccess &&
-        (size_t)optin < smem_bytes(2, 4)) {
+        (size_t)optin < smem_bytes(2, 4, 1)) {
         snprintf(why, sizeof why, "needs %zu KiB of shared memory per CTA, this GPU allows %d KiB",
-                 smem_bytes(2, 4) / 1024, optin / 1024);
+                 smem_bytes(2, 4, 1) / 1024, optin / 1024);
         return why;
     }
+    if (!p->a_kmajor || !p->b_kmajor)
+        return "TMA + wgmma here read K-major operands only (layout TN): use lesson 08";
+    if (p->lda % 8 || p->ldb % 8 || ((uintptr_t)p->A & 15) || ((uintptr_t)p->B & 15))
+        return "TMA needs lda, ldb multiples of 8 elements and A, B 16-byte aligned: use lesson 08";
     if ((long long)((p->m + 63) / 64) * ((p->n + 255) / 256) > 2147483647LL)
         return "M*N too large: more than 2^31-1 CTA tiles";
     return NULL;
 }
 
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
-#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_all, launch_##name}
+#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 1, check_all, launch_##name}
 
 static const gemm_variant variants[] = {
-    V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
+    V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
     V(1wg_1stage, "1 warpgroup, 64x256x64 tile, one smem stage: TMA load, mbarrier wait, wgmma"),
+    V(1wg_2stage, "1 warpgroup, 64x256x64 tile, 2-stage TMA ring with full/empty mbarriers"),
     V(1wg_4stage, "1 warpgroup, 64x256x64 tile, 4-stage TMA ring with full/empty mbarriers"),
+    V(2wg_4stage, "2 warpgroups, 128x256x64 tile, 4-stage ring, thread 0 issues the TMA loads"),
     V(ws_2wg_4stage, "producer warpgroup + 2 consumer warpgroups, 128x256x64, 4 stages, setmaxnreg"),
+    V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",
