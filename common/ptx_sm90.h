@@ -64,12 +64,15 @@ static __device__ __forceinline__ void ptx_mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
-/* mapa + mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];  one arrival on the
- * barrier at the same shared-memory offset `bar` in CTA `cta_rank` of this cluster (the rank
- * may be this CTA's own). */
+/* mapa + mbarrier.arrive.shared::cluster.b64 _, [remote];  one arrival on the barrier at the
+ * same shared-memory offset `bar` in CTA `cta_rank` of this cluster (the rank may be this
+ * CTA's own). Default semantics (release at CTA scope), as for ptx_mbar_arrive: a
+ * .release.cluster arrival also orders the thread's earlier memory accesses at cluster scope,
+ * which the consumers releasing a stage do not need (wgmma.wait_group already ordered the
+ * smem reads), and measured much slower in lesson 09. */
 static __device__ __forceinline__ void ptx_mbar_arrive_cluster(uint32_t bar, uint32_t cta_rank) {
     asm volatile("{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\t"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n\t}\n" ::"r"(bar),
+                 "mbarrier.arrive.shared::cluster.b64 _, [ra];\n\t}\n" ::"r"(bar),
                  "r"(cta_rank)
                  : "memory");
 }
