@@ -143,8 +143,8 @@ static int parse_size(const char *s, int out[3]) {
 
 /* Comma list of names -> bitmask through parse(); "all" -> all_mask. Sets *single when the
  * list names exactly one value. */
-static int parse_mask(const char *s, int (*parse)(const char *), unsigned all_mask,
-                      unsigned *mask, int *single, int *all) {
+static int parse_mask(const char *s, int (*parse)(const char *), unsigned all_mask, unsigned *mask,
+                      int *single, int *all) {
     char buf[128];
     if (strlen(s) >= sizeof buf) return -1;
     if (strcmp(s, "all") == 0) {
@@ -186,8 +186,7 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         const char *val = NULL;
         if (!strcmp(arg, "-h")) arg = "--help";
         if (strncmp(arg, "--", 2) != 0)
-            return fail(err, errlen, "unexpected argument '%s' (options start with --)%s",
-                        arg, "");
+            return fail(err, errlen, "unexpected argument '%s' (options start with --)%s", arg, "");
         const char *eq = strchr(arg, '=');
         size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
         if (nlen >= sizeof name) return fail(err, errlen, "unknown option '%s'%s", arg, "");
@@ -202,9 +201,9 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
             continue;
         }
         static const char *const with_value[] = {
-            "--size", "--m", "--n", "--k", "--sweep", "--variant", "--layout", "--dtype",
-            "--alpha", "--beta", "--iters", "--warmup", "--pad", "--offset", "--init",
-            "--poison", "--seed", "--csv"};
+            "--size",   "--m",      "--n",     "--k",      "--sweep", "--variant",
+            "--layout", "--dtype",  "--alpha", "--beta",   "--iters", "--warmup",
+            "--pad",    "--offset", "--init",  "--poison", "--seed",  "--csv"};
         int known = 0;
         for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; ++j)
             known |= !strcmp(name, with_value[j]);
@@ -243,8 +242,8 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         } else if (!strcmp(name, "--layout")) {
             if (parse_mask(val, harness_layout_parse, GEMM_LAYOUT_ALL, &o->layouts,
                            &o->explicit_layout, &o->layout_all))
-                return fail(err, errlen, "bad --layout '%s': expected TN, NT, NN, TT or all%s",
-                            val, "");
+                return fail(err, errlen, "bad --layout '%s': expected TN, NT, NN, TT or all%s", val,
+                            "");
         } else if (!strcmp(name, "--dtype")) {
             if (parse_mask(val, harness_dtype_parse, GEMM_DT_ALL, &o->dtypes, &o->explicit_dtype,
                            &o->dtype_all))
@@ -274,7 +273,9 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
             if (!strcmp(val, "random")) o->init = HARNESS_INIT_RANDOM;
             else if (!strcmp(val, "ones")) o->init = HARNESS_INIT_ONES;
             else if (!strcmp(val, "int")) o->init = HARNESS_INIT_INT;
-            else return fail(err, errlen, "bad --init '%s': expected random, ones or int%s", val, "");
+            else
+                return fail(err, errlen, "bad --init '%s': expected random, ones or int%s", val,
+                            "");
         } else if (!strcmp(name, "--poison")) {
             if (!strcmp(val, "nan")) o->poison = HARNESS_POISON_NAN;
             else if (!strcmp(val, "inf")) o->poison = HARNESS_POISON_INF;
@@ -284,8 +285,8 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
             errno = 0;
             unsigned long long s = strtoull(val, &end, 10);
             if (errno || end == val || *end || val[0] == '-')
-                return fail(err, errlen, "bad --seed '%s': expected a non-negative integer%s",
-                            val, "");
+                return fail(err, errlen, "bad --seed '%s': expected a non-negative integer%s", val,
+                            "");
             o->seed = s;
         } else { /* --csv */
             if (!*val || strlen(val) >= sizeof o->csv)
@@ -301,7 +302,8 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         ++o->nsizes;
     }
     if (sweep_given && o->nsizes)
-        return fail(err, errlen, "--sweep cannot be combined with --size or --m/--n/--k%s%s", "", "");
+        return fail(err, errlen, "--sweep cannot be combined with --size or --m/--n/--k%s%s", "",
+                    "");
     if (sweep_given == 2) bench_sweep(o);
     else if (!o->nsizes) harness_default_sweep(o);
     return 0;
@@ -358,14 +360,22 @@ const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int of
 
 /* ---- fp16 / bf16 on the host ------------------------------------------------------------ */
 
-static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t f2u(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static float u2f(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 float harness_half_to_float(uint16_t h) {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
     if (exp == 0x1F) return u2f(sign | 0x7F800000u | (man << 13)); /* Inf / NaN */
-    if (exp == 0) {                                                 /* zero / subnormal */
-        float v = (float)man * 5.9604644775390625e-8f;              /* man * 2^-24 */
+    if (exp == 0) {                                                /* zero / subnormal */
+        float v = (float)man * 5.9604644775390625e-8f;             /* man * 2^-24 */
         return (sign ? -v : v);
     }
     return u2f(sign | ((exp + 112u) << 23) | (man << 13));
@@ -383,13 +393,13 @@ uint16_t harness_float_to_bf16(float f) {
 uint16_t harness_float_to_half(float f) {
     uint32_t u = f2u(f), sign = (u >> 16) & 0x8000u;
     uint32_t a = u & 0x7FFFFFFFu;
-    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);   /* NaN */
-    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);  /* rounds to >= 65520: Inf */
-    if (a < 0x38800000u) {                                    /* below 2^-14: subnormal */
-        float v = u2f(a) * 16777216.0f;                       /* in units of 2^-24 */
-        return (uint16_t)(sign | (uint32_t)nearbyintf(v));    /* default mode: RNE */
+    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);  /* NaN */
+    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u); /* rounds to >= 65520: Inf */
+    if (a < 0x38800000u) {                                   /* below 2^-14: subnormal */
+        float v = u2f(a) * 16777216.0f;                      /* in units of 2^-24 */
+        return (uint16_t)(sign | (uint32_t)nearbyintf(v));   /* default mode: RNE */
     }
-    uint32_t r = a + 0xFFFu + ((a >> 13) & 1u);               /* RNE on the 13 dropped bits */
+    uint32_t r = a + 0xFFFu + ((a >> 13) & 1u); /* RNE on the 13 dropped bits */
     return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
 }
 
@@ -398,9 +408,9 @@ uint16_t harness_float_to_half(float f) {
 harness_tol harness_tolerance(gemm_dtype c_dtype, int k) {
     const double u32 = 5.960464477539063e-08; /* fp32 unit roundoff 2^-24 */
     /* relative spacing of the output type: two correct results may round to neighbours */
-    double ulp_out = c_dtype == GEMM_FP32 ? 1.1920928955078125e-07  /* 2^-23 */
-                     : c_dtype == GEMM_FP16 ? 9.765625e-04          /* 2^-10 */
-                                            : 7.8125e-03;           /* 2^-7  */
+    double ulp_out = c_dtype == GEMM_FP32   ? 1.1920928955078125e-07 /* 2^-23 */
+                     : c_dtype == GEMM_FP16 ? 9.765625e-04           /* 2^-10 */
+                                            : 7.8125e-03;            /* 2^-7  */
     double acc = sqrt((double)(k > 0 ? k : 1)) * u32;
     /* Each of two correct results may be up to about one output ulp (at the scale of the
      * partial sums, hence the rms term in the element metric) from the exact value: cuBLAS may
@@ -423,7 +433,10 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
     for (long long i = 0; i < rows; ++i)
         for (long long j = 0; j < cols; ++j) {
             double r = ref[i * ld_ref + j];
-            if (!isfinite(r)) { ++c->ref_nonfinite; continue; }
+            if (!isfinite(r)) {
+                ++c->ref_nonfinite;
+                continue;
+            }
             sum_ref2 += r * r;
             ++nfinite;
         }
@@ -432,7 +445,10 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
         for (long long j = 0; j < cols; ++j) {
             double o = out[i * ld_out + j], r = ref[i * ld_ref + j];
             if (!isfinite(o)) {
-                if (c->nonfinite++ == 0) { c->first_bad_row = i; c->first_bad_col = j; }
+                if (c->nonfinite++ == 0) {
+                    c->first_bad_row = i;
+                    c->first_bad_col = j;
+                }
                 continue;
             }
             if (!isfinite(r)) continue;
@@ -467,9 +483,9 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
     return c->pass;
 }
 
-void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda,
-                     int a_kmajor, const float *B, long long ldb, int b_kmajor, double beta,
-                     const float *C0, long long ldc, int r0, int r1, double *out) {
+void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda, int a_kmajor,
+                     const float *B, long long ldb, int b_kmajor, double beta, const float *C0,
+                     long long ldc, int r0, int r1, double *out) {
     (void)m;
     for (int i = r0; i < r1; ++i)
         for (int j = 0; j < n; ++j) {
@@ -504,13 +520,12 @@ int harness_csv_format(char *buf, size_t len, const harness_row *r, const harnes
     csv_clean(dev, sizeof dev, e->device);
     csv_clean(commit, sizeof commit, e->commit);
     csv_clean(variant, sizeof variant, r->variant);
-    return snprintf(buf, len,
-                    "%s,%s,%s,%s,%d,%d,%d,%g,%g,%.6f,%.3f,%.6f,%.3f,%.2f,%.3e,%.3e,%s,%s,%d,%d,%s,%s",
-                    r->lesson, variant, harness_dtype_name(r->dtype),
-                    harness_layout_name(r->layout), r->m, r->n, r->k, (double)r->alpha,
-                    (double)r->beta, r->ms, r->tflops, r->cublas_ms, r->cublas_tflops,
-                    r->pct_cublas, r->rel_err, r->max_err, r->status, dev, e->cuda_runtime,
-                    e->cuda_driver, e->date, commit);
+    return snprintf(
+        buf, len, "%s,%s,%s,%s,%d,%d,%d,%g,%g,%.6f,%.3f,%.6f,%.3f,%.2f,%.3e,%.3e,%s,%s,%d,%d,%s,%s",
+        r->lesson, variant, harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m,
+        r->n, r->k, (double)r->alpha, (double)r->beta, r->ms, r->tflops, r->cublas_ms,
+        r->cublas_tflops, r->pct_cublas, r->rel_err, r->max_err, r->status, dev, e->cuda_runtime,
+        e->cuda_driver, e->date, commit);
 }
 
 int harness_csv_append(const char *path, const harness_row *r, const harness_env *e) {
@@ -520,14 +535,15 @@ int harness_csv_append(const char *path, const harness_row *r, const harness_env
     int empty = ftell(f) == 0;
     char line[1024];
     harness_csv_format(line, sizeof line, r, e);
-    int bad = (empty && fprintf(f, "%s\n", harness_csv_header()) < 0) || fprintf(f, "%s\n", line) < 0;
+    int bad =
+        (empty && fprintf(f, "%s\n", harness_csv_header()) < 0) || fprintf(f, "%s\n", line) < 0;
     if (fclose(f) != 0 || bad) return -1;
     return 0;
 }
 
 void harness_table_header(FILE *f) {
-    fprintf(f, "%-24s %-5s %-3s %6s %6s %6s %10s %9s %10s %8s %10s %5s\n", "variant", "dtype",
-            "op", "M", "N", "K", "ms", "TFLOP/s", "cuBLAS ms", "%cuBLAS", "rel.err", "check");
+    fprintf(f, "%-24s %-5s %-3s %6s %6s %6s %10s %9s %10s %8s %10s %5s\n", "variant", "dtype", "op",
+            "M", "N", "K", "ms", "TFLOP/s", "cuBLAS ms", "%cuBLAS", "rel.err", "check");
 }
 
 void harness_table_row(FILE *f, const harness_row *r) {
@@ -539,8 +555,8 @@ void harness_table_row(FILE *f, const harness_row *r) {
     if (r->cublas_ms >= 0) snprintf(cms, sizeof cms, "%.4f", r->cublas_ms);
     if (r->pct_cublas >= 0) snprintf(pct, sizeof pct, "%.1f", r->pct_cublas);
     fprintf(f, "%-24s %-5s %-3s %6d %6d %6d %10s %9s %10s %8s %10.2e %5s\n", r->variant,
-            harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m, r->n, r->k, ms,
-            tf, cms, pct, r->rel_err, r->status);
+            harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m, r->n, r->k, ms, tf,
+            cms, pct, r->rel_err, r->status);
     fflush(f);
 }
 
@@ -579,7 +595,10 @@ static void *dev_alloc(void **base, gemm_dtype dt, long long elems, int offset) 
 static void to_host_float(float *dst, const void *src, gemm_dtype dt, long long n, void *raw) {
     size_t es = harness_dtype_size(dt);
     void *tmp = raw ? raw : malloc((size_t)n * es);
-    if (!tmp) { fprintf(stderr, "error: out of host memory\n"); exit(HARNESS_EXIT_CUDA); }
+    if (!tmp) {
+        fprintf(stderr, "error: out of host memory\n");
+        exit(HARNESS_EXIT_CUDA);
+    }
     CUDA_CHECK(cudaMemcpy(tmp, src, (size_t)n * es, cudaMemcpyDeviceToHost));
     if (dt == GEMM_FP32) memcpy(dst, tmp, (size_t)n * 4);
     else {
@@ -592,7 +611,10 @@ static void to_host_float(float *dst, const void *src, gemm_dtype dt, long long 
 
 static void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
-    if (!p) { fprintf(stderr, "error: out of host memory (%zu bytes)\n", n); exit(HARNESS_EXIT_CUDA); }
+    if (!p) {
+        fprintf(stderr, "error: out of host memory (%zu bytes)\n", n);
+        exit(HARNESS_EXIT_CUDA);
+    }
     return p;
 }
 
@@ -667,9 +689,8 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
     if (p->beta != 0.0f)
         CUDA_CHECK(harness_dev_fill(dC, cdt, c_elems, seed ^ 0xC, HARNESS_INIT_RANDOM, x->stream));
     else /* poison: a kernel that reads C when beta == 0, or leaves an element unwritten, fails */
-        CUDA_CHECK(harness_dev_fill_value(dC, cdt, c_elems,
-                                          o->poison == HARNESS_POISON_INF ? INFINITY : NAN,
-                                          x->stream));
+        CUDA_CHECK(harness_dev_fill_value(
+            dC, cdt, c_elems, o->poison == HARNESS_POISON_INF ? INFINITY : NAN, x->stream));
     CUDA_CHECK(cudaMemcpyAsync(dR, dC, (size_t)c_elems * harness_dtype_size(cdt),
                                cudaMemcpyDeviceToDevice, x->stream));
     CUDA_CHECK(cudaStreamSynchronize(x->stream));
@@ -681,7 +702,9 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
     to_host_float(hC0, dC, cdt, c_elems, rawC0);
 
     /* reference and lesson */
-    p->A = dA; p->B = dB; p->C = dR;
+    p->A = dA;
+    p->B = dB;
+    p->C = dR;
     cublas_gemm(x, p, dR);
     p->C = dC;
     /* shared memory full of NaN: reading smem not written by this launch fails the check */
@@ -709,8 +732,8 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
     /* elements between N and ldc belong to nobody: they must be untouched */
     if (!reason[0] && p->ldc > N)
         for (long long i = 0; i < M - 1 && !reason[0]; ++i)
-            if (memcmp(rawC + (size_t)(i * p->ldc + N) * ces, rawC0 + (size_t)(i * p->ldc + N) * ces,
-                       (size_t)(p->ldc - N) * ces) != 0)
+            if (memcmp(rawC + (size_t)(i * p->ldc + N) * ces,
+                       rawC0 + (size_t)(i * p->ldc + N) * ces, (size_t)(p->ldc - N) * ces) != 0)
                 snprintf(reason, sizeof reason, "wrote into the padding of C after row %lld", i);
 
     /* float64 CPU reference: all rows for small problems, a few rows otherwise. It checks
@@ -732,14 +755,20 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
             long long cnt = (long long)(r1 - r0) * N;
             for (long long i = 0; i < cnt; ++i) ref32[i] = (float)ref[i];
             harness_cmp c64;
-            if (!harness_compare(hR + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol, &c64))
-                snprintf(reason, sizeof reason, "cuBLAS reference disagrees with float64 (rows %d..%d): %s",
-                         r0, r1 - 1, c64.reason);
-            else if (!harness_compare(hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol, &c64))
+            if (!harness_compare(hR + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol,
+                                 &c64))
+                snprintf(reason, sizeof reason,
+                         "cuBLAS reference disagrees with float64 (rows %d..%d): %s", r0, r1 - 1,
+                         c64.reason);
+            else if (!harness_compare(hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N,
+                                      tol, &c64))
                 snprintf(reason, sizeof reason, "float64 check (rows %d..%d): %s", r0, r1 - 1,
                          c64.reason);
         }
-        free(hA); free(hB); free(ref); free(ref32);
+        free(hA);
+        free(hB);
+        free(ref);
+        free(ref32);
     }
     int pass = reason[0] == '\0';
 
@@ -749,8 +778,11 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
     row.variant = v->name;
     row.dtype = dt;
     row.layout = p->layout;
-    row.m = M; row.n = N; row.k = K;
-    row.alpha = p->alpha; row.beta = p->beta;
+    row.m = M;
+    row.n = N;
+    row.k = K;
+    row.alpha = p->alpha;
+    row.beta = p->beta;
     row.ms = row.tflops = row.cublas_ms = row.cublas_tflops = row.pct_cublas = -1.0;
     row.rel_err = cmp.rel_fro;
     row.max_err = cmp.max_abs;
@@ -766,7 +798,8 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
         float est;
         CUDA_CHECK(cudaEventElapsedTime(&est, x->ev0, x->ev1));
         int iters = o->iters, warmup = o->warmup;
-        if (est > 0 && iters * est > 2000.0) iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
+        if (est > 0 && iters * est > 2000.0)
+            iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
         if (warmup * est > 1000.0) warmup = 1;
         row.ms = time_runs(x, v, p, 0, iters, warmup);
         p->C = dR;
@@ -777,13 +810,18 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
         row.pct_cublas = 100.0 * row.cublas_ms / row.ms;
     }
     harness_table_row(stdout, &row);
-    if (!pass) printf("  FAIL %s/%s %s %s %dx%dx%d: %s\n", x->lesson->id, v->name,
-                      harness_dtype_name(dt), harness_layout_name(p->layout), M, N, K, reason);
+    if (!pass)
+        printf("  FAIL %s/%s %s %s %dx%dx%d: %s\n", x->lesson->id, v->name, harness_dtype_name(dt),
+               harness_layout_name(p->layout), M, N, K, reason);
     if (o->csv[0] && harness_csv_append(o->csv, &row, &x->env) != 0) {
         fprintf(stderr, "error: cannot write %s: %s\n", o->csv, strerror(errno));
         exit(HARNESS_EXIT_USAGE);
     }
-    free(hC0); free(rawC0); free(hC); free(hR); free(rawC);
+    free(hC0);
+    free(rawC0);
+    free(hC);
+    free(hR);
+    free(rawC);
     CUDA_CHECK(cudaFree(a_base));
     CUDA_CHECK(cudaFree(b_base));
     CUDA_CHECK(cudaFree(c_base));
@@ -846,8 +884,8 @@ static void list_variants(const gemm_lesson *L) {
  * variants, the reason, and the first case. */
 #define HARNESS_REFUSAL_GROUPS 4
 typedef struct refusal_group {
-    char reason[200]; /* harness_refusal's text without "variant 'X' " and "(got ...)" */
-    char first[160];  /* the first refused case: "MxNxK dtype layout[, details]" */
+    char reason[200];  /* harness_refusal's text without "variant 'X' " and "(got ...)" */
+    char first[160];   /* the first refused case: "MxNxK dtype layout[, details]" */
     unsigned variants; /* bit vi: selected variant vi was refused for this reason */
     int count;
 } refusal_group;
@@ -886,8 +924,8 @@ static int add_refusal(refusal_group *g, int *ng, int vi, const char *variant, c
 }
 
 /* One line for a group; names[vi] is the name of selected variant vi. */
-static void print_refusal(const char *lesson_id, const refusal_group *g,
-                          const char *const *names, int nsel, int last_word) {
+static void print_refusal(const char *lesson_id, const refusal_group *g, const char *const *names,
+                          int nsel, int last_word) {
     char list[256];
     mask_names(list, sizeof list, g->variants, names, nsel, ", ");
     fprintf(stderr, "%s: refused: %d case%s of %s: %s (first: %s)%s\n", lesson_id, g->count,
@@ -903,10 +941,17 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         fprintf(stderr, "%s: %s (see --help)\n", prog, err);
         return HARNESS_EXIT_USAGE;
     }
-    if (o.help) { harness_usage(stdout, prog); return HARNESS_EXIT_OK; }
-    if (o.list) { list_variants(lesson); return HARNESS_EXIT_OK; }
+    if (o.help) {
+        harness_usage(stdout, prog);
+        return HARNESS_EXIT_OK;
+    }
+    if (o.list) {
+        list_variants(lesson);
+        return HARNESS_EXIT_OK;
+    }
 
-    if (!o.layouts) o.layouts = lesson->default_layouts ? lesson->default_layouts : GEMM_LAYOUT_BIT(GEMM_TN);
+    if (!o.layouts)
+        o.layouts = lesson->default_layouts ? lesson->default_layouts : GEMM_LAYOUT_BIT(GEMM_TN);
 
     /* which variants */
     const gemm_variant *sel[HARNESS_MAX_VARIANTS];
@@ -965,8 +1010,7 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
                                     (o.layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
                         if (!quiet) {
                             ++nrefused;
-                            if (!add_refusal(groups, &ngroups, vi, v->name, why, &p))
-                                ++nlost;
+                            if (!add_refusal(groups, &ngroups, vi, v->name, why, &p)) ++nlost;
                         }
                         continue;
                     }
@@ -983,8 +1027,9 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         print_refusal(lesson->id, &groups[g], sel_names, nsel,
                       ncases == 0 && ngroups == 1 && !nlost);
     if (nlost)
-        fprintf(stderr, "%s: refused: %d more cases for other reasons (narrow the request with "
-                        "--variant, --size, --dtype, --layout to see them)\n",
+        fprintf(stderr,
+                "%s: refused: %d more cases for other reasons (narrow the request with "
+                "--variant, --size, --dtype, --layout to see them)\n",
                 lesson->id, nlost);
     if (ncases == 0) {
         if (ngroups != 1 || nlost)
@@ -1004,16 +1049,19 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
                                                                "than this CUDA runtime"
                           : e == cudaErrorNoDevice           ? "no NVIDIA GPU found"
                                                              : cudaGetErrorString(e);
-        fprintf(stderr, "%s: no CUDA device is available (%s); this course needs an NVIDIA GPU "
-                        "of compute capability 8.0 or newer.\n",
+        fprintf(stderr,
+                "%s: no CUDA device is available (%s); this course needs an NVIDIA GPU "
+                "of compute capability 8.0 or newer.\n",
                 prog, why);
         return HARNESS_EXIT_CUDA;
     }
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     if (prop.major < 8) {
-        fprintf(stderr, "%s: device 0 (%s) has compute capability %d.%d; this course needs 8.0 "
-                        "or newer.\n", prog, prop.name, prop.major, prop.minor);
+        fprintf(stderr,
+                "%s: device 0 (%s) has compute capability %d.%d; this course needs 8.0 "
+                "or newer.\n",
+                prog, prop.name, prop.major, prop.minor);
         return HARNESS_EXIT_CUDA;
     }
 
@@ -1032,17 +1080,22 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         x.flush_bytes = (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : (64 << 20)) * 3;
         e = cudaMalloc(&x.flush, x.flush_bytes);
         if (e != cudaSuccess) {
-            fprintf(stderr, "error: cannot allocate the L2 flush buffer (%s)\n", cudaGetErrorString(e));
+            fprintf(stderr, "error: cannot allocate the L2 flush buffer (%s)\n",
+                    cudaGetErrorString(e));
             return HARNESS_EXIT_CUDA;
         }
     }
 
-    printf("%s: %s | %s, %d SMs, CUDA %d.%d | commit %s\n", lesson->id, lesson->title,
-           x.env.device, prop.multiProcessorCount, x.env.cuda_runtime / 1000,
-           (x.env.cuda_runtime % 1000) / 10, x.env.commit);
+    printf("%s: %s | %s, %d SMs, CUDA %d.%d | commit %s\n", lesson->id, lesson->title, x.env.device,
+           prop.multiProcessorCount, x.env.cuda_runtime / 1000, (x.env.cuda_runtime % 1000) / 10,
+           x.env.commit);
     printf("alpha=%g beta=%g%s%s%s\n", (double)o.alpha, (double)o.beta,
-           o.beta == 0.0f ? (o.poison == HARNESS_POISON_INF ? ", C prefilled with +Inf" : ", C prefilled with NaN") : "",
-           o.init == HARNESS_INIT_ONES ? ", all-ones A and B" : o.init == HARNESS_INIT_INT ? ", integer A and B" : "",
+           o.beta == 0.0f ? (o.poison == HARNESS_POISON_INF ? ", C prefilled with +Inf"
+                                                            : ", C prefilled with NaN")
+                          : "",
+           o.init == HARNESS_INIT_ONES  ? ", all-ones A and B"
+           : o.init == HARNESS_INIT_INT ? ", integer A and B"
+                                        : "",
            o.check_only ? ", check only" : "");
     harness_table_header(stdout);
     int tty = isatty(2);

@@ -37,12 +37,7 @@
 extern "C" {
 #endif
 
-enum {
-    HARNESS_EXIT_OK = 0,
-    HARNESS_EXIT_FAIL = 1,
-    HARNESS_EXIT_USAGE = 2,
-    HARNESS_EXIT_CUDA = 3
-};
+enum { HARNESS_EXIT_OK = 0, HARNESS_EXIT_FAIL = 1, HARNESS_EXIT_USAGE = 2, HARNESS_EXIT_CUDA = 3 };
 
 /* Element types. GEMM_DT_BIT(d) makes the bitmask a variant uses to list what it supports. */
 typedef enum { GEMM_FP32 = 0, GEMM_FP16 = 1, GEMM_BF16 = 2, GEMM_NDTYPES = 3 } gemm_dtype;
@@ -115,25 +110,25 @@ typedef enum { HARNESS_POISON_NAN = 0, HARNESS_POISON_INF = 1 } harness_poison;
 
 typedef struct harness_opts {
     int nsizes;
-    int sizes[HARNESS_MAX_SIZES][3]; /* M, N, K */
-    unsigned layouts;                /* GEMM_LAYOUT_BIT mask; 0 = the lesson's default */
-    unsigned dtypes;                 /* GEMM_DT_BIT mask */
+    int sizes[HARNESS_MAX_SIZES][3];     /* M, N, K */
+    unsigned layouts;                    /* GEMM_LAYOUT_BIT mask; 0 = the lesson's default */
+    unsigned dtypes;                     /* GEMM_DT_BIT mask */
     int explicit_layout, explicit_dtype; /* given as a single value */
-    int layout_all, dtype_all;       /* given as 'all' */
-    char variant[256];               /* "" = every variant (--variant all or not given), else
-                                        a comma-separated list of variant names ('default'
-                                        names the first variant) */
+    int layout_all, dtype_all;           /* given as 'all' */
+    /* "" = every variant (--variant all or not given), else a comma-separated list of variant
+     * names ('default' names the first variant) */
+    char variant[256];
     float alpha, beta;
     int iters, warmup;
     int check_only;
-    int pad;                         /* extra elements added to every leading dimension */
-    int offset;                      /* base pointers of A, B, C offset by this many elements */
+    int pad;    /* extra elements added to every leading dimension */
+    int offset; /* base pointers of A, B, C offset by this many elements */
     harness_init init;
     harness_poison poison;
     unsigned long long seed;
-    char csv[512];                   /* "" = no CSV */
-    int list;                        /* --list: print variants and exit */
-    int help;                        /* --help was given */
+    char csv[512]; /* "" = no CSV */
+    int list;      /* --list: print variants and exit */
+    int help;      /* --help was given */
 } harness_opts;
 
 /* The default sweep: sizes that are not multiples of any tile (127, 1000, 4093), M != N != K,
@@ -172,19 +167,22 @@ uint16_t harness_float_to_bf16(float f);
  * inputs, fp32 accumulation and stored as `c_dtype`, against a reference of the same compute
  * type. rel_fro bounds ||out-ref||_F / ||ref||_F; elem bounds each |out-ref| / (|ref| + rms(ref)).
  * Both grow like sqrt(K) * fp32 epsilon plus a few units of the output's rounding. */
-typedef struct harness_tol { double rel_fro; double elem; } harness_tol;
+typedef struct harness_tol {
+    double rel_fro;
+    double elem;
+} harness_tol;
 harness_tol harness_tolerance(gemm_dtype c_dtype, int k);
 
 typedef struct harness_cmp {
-    double rel_fro;          /* ||out-ref||_F / ||ref||_F (over finite pairs) */
-    double max_abs;          /* worst |out - ref| */
-    double worst_scaled;     /* worst |out-ref| / (|ref| + rms(ref)) */
+    double rel_fro;      /* ||out-ref||_F / ||ref||_F (over finite pairs) */
+    double max_abs;      /* worst |out - ref| */
+    double worst_scaled; /* worst |out-ref| / (|ref| + rms(ref)) */
     long long worst_row, worst_col;
-    long long nonfinite;     /* outputs that are NaN or Inf (unwritten outputs stay NaN) */
+    long long nonfinite; /* outputs that are NaN or Inf (unwritten outputs stay NaN) */
     long long first_bad_row, first_bad_col; /* first non-finite output, or -1 */
-    long long ref_nonfinite; /* non-finite reference values (reference is broken) */
+    long long ref_nonfinite;                /* non-finite reference values (reference is broken) */
     int pass;
-    char reason[160];        /* why it failed; "" when it passed */
+    char reason[160]; /* why it failed; "" when it passed */
 } harness_cmp;
 
 /* Compares out (rows x cols, row-major with leading dimension ld_out) with ref (ld_ref) as
@@ -196,9 +194,9 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
 /* Float64 CPU reference for rows [r0, r1) of C = alpha * A * B^T + beta * C0, from host
  * float copies of the operands laid out as in gemm_problem (a_kmajor/b_kmajor, lda/ldb) and
  * C0 row-major with ldc (C0 may be NULL when beta == 0). Writes rows into out (ld = n). */
-void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda,
-                     int a_kmajor, const float *B, long long ldb, int b_kmajor, double beta,
-                     const float *C0, long long ldc, int r0, int r1, double *out);
+void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda, int a_kmajor,
+                     const float *B, long long ldb, int b_kmajor, double beta, const float *C0,
+                     long long ldc, int r0, int r1, double *out);
 
 /* ---- report -------------------------------------------------------------------------- */
 
@@ -209,11 +207,11 @@ typedef struct harness_row {
     gemm_layout layout;
     int m, n, k;
     float alpha, beta;
-    double ms, tflops;            /* lesson kernel: median time; < 0 when not timed */
+    double ms, tflops; /* lesson kernel: median time; < 0 when not timed */
     double cublas_ms, cublas_tflops;
-    double pct_cublas;            /* 100 * cublas_ms / ms; < 0 when not timed */
+    double pct_cublas; /* 100 * cublas_ms / ms; < 0 when not timed */
     double rel_err, max_err;
-    const char *status;           /* "PASS" / "FAIL" / "SKIP" */
+    const char *status; /* "PASS" / "FAIL" / "SKIP" */
 } harness_row;
 
 typedef struct harness_env {

@@ -40,10 +40,16 @@ Test(parse, defaults_use_the_default_sweep) {
 Test(parse, every_option) {
     harness_opts o;
     char err[256];
-    const char *argv[] = {"run", "--size", "127x255x33,8x8x8", "--layout=NT", "--dtype", "bf16",
-                          "--alpha", "1.5", "--beta", "-0.25", "--iters", "7", "--warmup", "0",
-                          "--check-only", "--csv", "out.csv", "--seed", "42", "--pad", "3",
-                          "--offset", "1", "--init", "ones", "--poison", "inf", "--variant", "fast"};
+    const char *argv[] = {"run",         "--size",   "127x255x33,8x8x8",
+                          "--layout=NT", "--dtype",  "bf16",
+                          "--alpha",     "1.5",      "--beta",
+                          "-0.25",       "--iters",  "7",
+                          "--warmup",    "0",        "--check-only",
+                          "--csv",       "out.csv",  "--seed",
+                          "42",          "--pad",    "3",
+                          "--offset",    "1",        "--init",
+                          "ones",        "--poison", "inf",
+                          "--variant",   "fast"};
     cr_assert_eq(parse(&o, err, sizeof argv / sizeof *argv, argv), 0, "%s", err);
     cr_assert_eq(o.nsizes, 2);
     cr_assert_eq(o.sizes[0][0], 127);
@@ -101,7 +107,11 @@ Test(parse, help_and_list) {
 
 /* Each bad command line is rejected with status 2 and a message naming the problem. */
 Test(parse, bad_input_is_rejected) {
-    struct { const char *argv[4]; int argc; const char *needle; } bad[] = {
+    struct {
+        const char *argv[4];
+        int argc;
+        const char *needle;
+    } bad[] = {
         {{"run", "--bogus"}, 2, "unknown option '--bogus'"},
         {{"run", "extra"}, 2, "unexpected argument"},
         {{"run", "--size", "4x4"}, 3, "bad --size"},
@@ -140,11 +150,18 @@ Test(parse, bad_input_is_rejected) {
 
 /* ---- refusals -------------------------------------------------------------------------- */
 
-static const char *k_mult8(const gemm_problem *p) { return p->k % 8 ? "K must be a multiple of 8" : NULL; }
-static cudaError_t no_launch(const gemm_problem *p, cudaStream_t s) { (void)p; (void)s; return cudaSuccess; }
+static const char *k_mult8(const gemm_problem *p) {
+    return p->k % 8 ? "K must be a multiple of 8" : NULL;
+}
+static cudaError_t no_launch(const gemm_problem *p, cudaStream_t s) {
+    (void)p;
+    (void)s;
+    return cudaSuccess;
+}
 
 Test(refusal, dtype_layout_alignment_and_check) {
-    gemm_variant v = {"tc", "test", GEMM_DT_BIT(GEMM_FP16), GEMM_LAYOUT_BIT(GEMM_TN), 8, k_mult8, no_launch};
+    gemm_variant v = {"tc",    "test",   GEMM_DT_BIT(GEMM_FP16), GEMM_LAYOUT_BIT(GEMM_TN), 8,
+                      k_mult8, no_launch};
     gemm_problem p;
     memset(&p, 0, sizeof p);
     p.m = p.n = p.k = 64;
@@ -154,7 +171,8 @@ Test(refusal, dtype_layout_alignment_and_check) {
     char buf[320];
     cr_assert_null(harness_refusal(&v, &p, 0, buf, sizeof buf));
     p.dtype = GEMM_FP32;
-    cr_assert(strstr(harness_refusal(&v, &p, 0, buf, sizeof buf), "does not support dtype fp32 (supported: fp16)"));
+    cr_assert(strstr(harness_refusal(&v, &p, 0, buf, sizeof buf),
+                     "does not support dtype fp32 (supported: fp16)"));
     p.dtype = GEMM_FP16;
     p.layout = GEMM_NT;
     cr_assert(strstr(harness_refusal(&v, &p, 0, buf, sizeof buf), "does not support layout NT"));
@@ -178,7 +196,7 @@ Test(convert, half_and_bf16_known_values) {
     cr_assert(isnan(harness_half_to_float(0x7E00)));
     cr_assert(isnan(harness_half_to_float(0xFFFF))); /* the 0xFF byte poison is NaN */
     cr_assert_eq(harness_float_to_half(1.0f), 0x3C00);
-    cr_assert_eq(harness_float_to_half(65520.0f), 0x7C00); /* rounds to Inf */
+    cr_assert_eq(harness_float_to_half(65520.0f), 0x7C00);              /* rounds to Inf */
     cr_assert_eq(harness_float_to_half(1.0f + 1.0f / 2048.0f), 0x3C00); /* tie -> even */
     cr_assert_eq(harness_float_to_half(1.0f + 3.0f / 2048.0f), 0x3C02);
     cr_assert_float_eq(harness_bf16_to_float(0x3F80), 1.0f, 0);
@@ -210,14 +228,16 @@ Test(compare, right_answer_passes) {
     cr_assert_float_eq(c.rel_fro, 0.0, 0);
     /* rounding-sized differences pass too: one fp32 ulp on every element */
     for (int i = 0; i < R * C; ++i) out[i] = nextafterf(ref[i], INFINITY);
-    cr_assert(harness_compare(out, C, ref, C, R, C, harness_tolerance(GEMM_FP32, 1), &c), "%s", c.reason);
+    cr_assert(harness_compare(out, C, ref, C, R, C, harness_tolerance(GEMM_FP32, 1), &c), "%s",
+              c.reason);
     /* fp16 output: two correct kernels round some elements to neighbouring halves; one ulp
      * on a quarter of the elements passes, three ulps on every element does not */
     float ref16[R * C];
     for (int i = 0; i < R * C; ++i) ref16[i] = harness_half_to_float(harness_float_to_half(ref[i]));
     for (int i = 0; i < R * C; ++i)
         out[i] = harness_half_to_float((uint16_t)(harness_float_to_half(ref[i]) + (i % 4 == 0)));
-    cr_assert(harness_compare(out, C, ref16, C, R, C, harness_tolerance(GEMM_FP16, 64), &c), "%s", c.reason);
+    cr_assert(harness_compare(out, C, ref16, C, R, C, harness_tolerance(GEMM_FP16, 64), &c), "%s",
+              c.reason);
     for (int i = 0; i < R * C; ++i)
         out[i] = harness_half_to_float((uint16_t)(harness_float_to_half(ref[i]) + 3));
     cr_assert_not(harness_compare(out, C, ref16, C, R, C, harness_tolerance(GEMM_FP16, 64), &c));
@@ -263,8 +283,10 @@ Test(compare, one_wrong_element_fails) {
     for (int i = 0; i < 512 * 512; ++i) ref[i] = out[i] = (float)cos(0.001 * i) * 20.0f;
     out[300 * 512 + 17] += 0.05f;
     harness_cmp c;
-    cr_assert_not(harness_compare(out, 512, ref, 512, 512, 512, harness_tolerance(GEMM_FP32, 4096), &c));
-    cr_assert_lt(c.rel_fro, harness_tolerance(GEMM_FP32, 4096).rel_fro, "Frobenius alone would pass");
+    cr_assert_not(
+        harness_compare(out, 512, ref, 512, 512, 512, harness_tolerance(GEMM_FP32, 4096), &c));
+    cr_assert_lt(c.rel_fro, harness_tolerance(GEMM_FP32, 4096).rel_fro,
+                 "Frobenius alone would pass");
     cr_assert_eq(c.worst_row, 300);
     cr_assert_eq(c.worst_col, 17);
 }
@@ -288,7 +310,8 @@ Test(compare, leading_dimensions_are_respected) {
             out[i * 5 + j] = j < 4 ? (float)(i * 4 + j + 1) : NAN;
         }
     harness_cmp c;
-    cr_assert(harness_compare(out, 5, ref, 4, 3, 4, harness_tolerance(GEMM_FP32, 8), &c), "%s", c.reason);
+    cr_assert(harness_compare(out, 5, ref, 4, 3, 4, harness_tolerance(GEMM_FP32, 8), &c), "%s",
+              c.reason);
 }
 
 Test(tolerance, grows_with_k_and_precision) {
@@ -305,10 +328,10 @@ Test(tolerance, grows_with_k_and_precision) {
 
 /* A = [[1,2,3],[4,5,6]] (2x3), B = [[1,0,1],[0,1,0]] (N=2,K=3): A*B^T = [[4,2],[10,5]]. */
 Test(reference, hand_checked_all_majorness) {
-    const float A_k[6] = {1, 2, 3, 4, 5, 6};       /* K-major: A[m*3+k] */
-    const float A_m[6] = {1, 4, 2, 5, 3, 6};       /* M-major: A[m + k*2] */
-    const float B_k[6] = {1, 0, 1, 0, 1, 0};       /* K-major: B[n*3+k] */
-    const float B_n[6] = {1, 0, 0, 1, 1, 0};       /* N-major: B[n + k*2] */
+    const float A_k[6] = {1, 2, 3, 4, 5, 6}; /* K-major: A[m*3+k] */
+    const float A_m[6] = {1, 4, 2, 5, 3, 6}; /* M-major: A[m + k*2] */
+    const float B_k[6] = {1, 0, 1, 0, 1, 0}; /* K-major: B[n*3+k] */
+    const float B_n[6] = {1, 0, 0, 1, 1, 0}; /* N-major: B[n + k*2] */
     const double want[4] = {4, 2, 10, 5};
     double out[4];
     for (int am = 0; am < 2; ++am)
@@ -344,10 +367,18 @@ static harness_row sample_row(void) {
     r.variant = "coalesced";
     r.dtype = GEMM_FP32;
     r.layout = GEMM_NT;
-    r.m = 127; r.n = 255; r.k = 33;
-    r.alpha = 1.5f; r.beta = 0.0f;
-    r.ms = 0.125; r.tflops = 2.5; r.cublas_ms = 0.05; r.cublas_tflops = 6.25; r.pct_cublas = 40.0;
-    r.rel_err = 1.5e-7; r.max_err = 2e-6;
+    r.m = 127;
+    r.n = 255;
+    r.k = 33;
+    r.alpha = 1.5f;
+    r.beta = 0.0f;
+    r.ms = 0.125;
+    r.tflops = 2.5;
+    r.cublas_ms = 0.05;
+    r.cublas_tflops = 6.25;
+    r.pct_cublas = 40.0;
+    r.rel_err = 1.5e-7;
+    r.max_err = 2e-6;
     r.status = "PASS";
     return r;
 }
@@ -356,7 +387,8 @@ static harness_env sample_env(void) {
     harness_env e;
     memset(&e, 0, sizeof e);
     strcpy(e.device, "NVIDIA H200, test");
-    e.cuda_runtime = 13000; e.cuda_driver = 13000;
+    e.cuda_runtime = 13000;
+    e.cuda_driver = 13000;
     strcpy(e.date, "2026-11-29T12:00:00Z");
     strcpy(e.commit, "abc123");
     return e;
