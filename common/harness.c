@@ -59,7 +59,7 @@ int harness_default_sweep(harness_opts *o) {
     return n;
 }
 
-/* The benchmark sweep: squares 256..8192 and non-square shapes (see issue "plots"). */
+/* The benchmark sweep (make bench, the charts): squares 256..8192 and non-square shapes. */
 static int bench_sweep(harness_opts *o) {
     static const int extra[][3] = {{127, 127, 127},    {1000, 1000, 1000}, {4093, 4093, 4093},
                                    {4096, 4096, 1024}, {8192, 1024, 4096}, {1024, 8192, 4096}};

@@ -11,6 +11,10 @@
  * lesson and cuBLAS in the same run and prints one table. `./run --help` lists the options.
  * Before each checked launch it fills every SM's shared memory with NaN (harness_dev.h), so a
  * kernel that reads shared memory it did not write in that launch fails the check.
+ * Operand values are a hash of (seed, index) (harness_kernels.cu), so they do not depend on the
+ * launch shape. Timing: before each timed launch a memset of 3x the L2 evicts the operands;
+ * CUDA events bracket the launch alone; the median of --iters runs is reported (slow kernels
+ * get fewer runs: about 2 s of timed runs per case).
  *
  * THE GEMM CONVENTION (one for the whole repository, as in CuTe):
  *     C = alpha * A * B^T + beta * C        A is (M,K), B is (N,K), C is (M,N)
