@@ -2,7 +2,8 @@
 # test_plots.sh - the plot pipeline on the SYNTHETIC sample (plots/data/sample/SAMPLE*.csv):
 # every chart exists as a non-empty PNG and SVG with the provenance stamp; readme_results.py
 # writes the table into a README copy with markers, idempotently, and the "no data" line
-# without a CSV; README.md's results region is what `make readme` writes. Needs gnuplot, python3.
+# without a CSV; README.md's results region and lesson table are what `make readme` writes; the
+# lesson table of a made-up tree. Needs gnuplot, python3.
 set -u
 cd "$(dirname "$0")/.."
 fail=0
@@ -60,8 +61,40 @@ grep -q '^| lesson' "$tmp/README.md" && bad "table left in place without data"
 printf '# no markers\n' > "$tmp/README.md"
 rr --csv 2> /dev/null && bad "readme_results.py accepted a README without markers"
 
-# 3. the committed README.md agrees with the committed CSVs
+# 3. the committed README.md agrees with the committed CSVs and lessons/
 python3 scripts/readme_results.py --check || bad "README.md's results region is out of date: run make plots readme"
+python3 scripts/readme_lessons.py --check || bad "README.md's lesson table is out of date: run make readme"
+
+# 4. the lesson table of a made-up tree: folders become rows in NN order (title after the dash,
+# precision from gemm.cu, assignment and tools), an arc lesson without a folder is "in progress",
+# and one with a folder is not
+fake=$tmp/fake
+mkdir -p "$fake/lessons/01_first/exercise" "$fake/lessons/07_epilogue" "$fake/lessons/03_third"
+printf '# Lesson 01 — the first idea\n' > "$fake/lessons/01_first/README.md"
+printf 'static unsigned d = GEMM_DT_BIT(GEMM_FP32);\n' > "$fake/lessons/01_first/gemm.cu"
+: > "$fake/lessons/01_first/exercise/answers.c"
+printf '$(BUILD)/tools/counter: x.c\n' > "$fake/lessons/01_first/lesson.mk"
+printf '# Lesson 07 — fused epilogues\n' > "$fake/lessons/07_epilogue/README.md"
+printf 'GEMM_FP16 GEMM_BF16 wgmma\n' > "$fake/lessons/07_epilogue/gemm.cu"
+printf '# Lesson 03: third\n' > "$fake/lessons/03_third/README.md"
+printf 'GEMM_DT_ALL\n' > "$fake/lessons/03_third/gemm.cu"
+printf '# t\n\n<!-- lessons:begin -->\nstale\n<!-- lessons:end -->\n' > "$fake/README.md"
+python3 scripts/readme_lessons.py --root "$fake" --readme "$fake/README.md" --no-csv > /dev/null ||
+    bad "readme_lessons.py failed on a made-up tree"
+rows=$(grep '^| ' "$fake/README.md" | tail -n +2 | cut -d'|' -f2 | tr -d ' ' | tr '\n' ' ')
+[ "$rows" = "[01_first](lessons/01_first/) [03_third](lessons/03_third/) [07_epilogue](lessons/07_epilogue/) 08_dispatch 09_wgmma " ] ||
+    bad "lesson table rows: got '$rows'"
+grep -q '^| \[01_first\](lessons/01_first/) | the first idea | fp32 | sm_80+ | \[assignment\](lessons/01_first/exercise/): `make grade01`, `build/tools/counter` | not measured yet |$' "$fake/README.md" ||
+    bad "lesson table: row of 01_first wrong"
+grep -q '^| \[03_third\](lessons/03_third/) | third | fp32/fp16/bf16 |' "$fake/README.md" || bad "lesson table: row of 03_third wrong"
+grep -q '^| \[07_epilogue\](lessons/07_epilogue/) | fused epilogues | fp16/bf16 | sm_90 |' "$fake/README.md" ||
+    bad "lesson table: a present 07_epilogue is not read from its folder"
+grep -q '^| 08_dispatch | .* | in progress |$' "$fake/README.md" || bad "lesson table: 08_dispatch not in progress"
+grep -q '3 lessons are in the tree; 08_dispatch and 09_wgmma are in progress.' "$fake/README.md" ||
+    bad "lesson table: count line wrong"
+grep -q stale "$fake/README.md" && bad "lesson table region not replaced"
+python3 scripts/readme_lessons.py --root "$fake" --readme "$fake/README.md" --no-csv --check ||
+    bad "readme_lessons.py --check fails on its own output"
 
 [ $fail = 0 ] && echo "test_plots: charts and README table OK (synthetic sample)"
 exit $fail
