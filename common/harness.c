@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -75,6 +76,8 @@ void harness_usage(FILE *f, const char *prog) {
     fprintf(f,
             "usage: %s [options]\n"
             "Checks every kernel variant of this lesson against cuBLAS and times both.\n"
+            "Without sizes it runs the default sweep (127^3, 1000^3, 1021x513x2049, 4093^3,\n"
+            "4096^3); cases the kernels refuse there are skipped and named after the table.\n"
             "  --size MxNxK       problem size (repeatable, or comma-separated list)\n"
             "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
             "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
@@ -305,7 +308,10 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         return fail(err, errlen, "--sweep cannot be combined with --size or --m/--n/--k%s%s", "",
                     "");
     if (sweep_given == 2) bench_sweep(o);
-    else if (!o->nsizes) harness_default_sweep(o);
+    else if (!o->nsizes) {
+        harness_default_sweep(o);
+        o->default_sweep = !sweep_given;
+    }
     return 0;
 }
 
@@ -560,6 +566,222 @@ void harness_table_row(FILE *f, const harness_row *r) {
     fflush(f);
 }
 
+/* ---- the plan: every case of a request, before the GPU is touched ------------------------ */
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "error: out of host memory (%zu bytes)\n", n);
+        exit(HARNESS_EXIT_CUDA);
+    }
+    return p;
+}
+
+int harness_select_variants(const gemm_lesson *L, const harness_opts *o, const gemm_variant **sel,
+                            char *err, size_t errlen) {
+    int nsel = 0;
+    err[0] = '\0';
+    if (!o->variant[0]) {
+        for (int i = 0; i < L->nvariants && nsel < HARNESS_MAX_VARIANTS; ++i)
+            sel[nsel++] = &L->variants[i];
+        return nsel;
+    }
+    char names[sizeof o->variant];
+    memcpy(names, o->variant, sizeof names);
+    for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int i = 0; i < L->nvariants && !found; ++i)
+            if (!strcmp(tok, L->variants[i].name) || (!strcmp(tok, "default") && i == 0)) {
+                found = 1;
+                if (nsel < HARNESS_MAX_VARIANTS) sel[nsel++] = &L->variants[i];
+            }
+        if (!found) {
+            snprintf(err, errlen, "lesson %s has no variant '%s' (see --list)", L->id, tok);
+            return 0;
+        }
+    }
+    if (!nsel)
+        snprintf(err, errlen, "bad --variant '%s': no variant named (see --list)", o->variant);
+    return nsel;
+}
+
+/* The problem for one case, pointers still NULL (run_case allocates them). */
+static void make_problem(gemm_problem *p, const harness_opts *o, gemm_dtype d, gemm_layout l,
+                         const int mnk[3]) {
+    memset(p, 0, sizeof *p);
+    p->m = mnk[0];
+    p->n = mnk[1];
+    p->k = mnk[2];
+    p->layout = l;
+    p->dtype = d;
+    p->c_dtype = d;
+    p->alpha = o->alpha;
+    p->beta = o->beta;
+    p->a_kmajor = (l == GEMM_TN || l == GEMM_TT);
+    p->b_kmajor = (l == GEMM_TN || l == GEMM_NN);
+    p->lda = (p->a_kmajor ? p->k : p->m) + o->pad;
+    p->ldb = (p->b_kmajor ? p->k : p->n) + o->pad;
+    p->ldc = p->n + o->pad;
+}
+
+/* Refusals grouped by reason. A request over many variants and sizes can be refused many times
+ * for one reason (lesson 05 and an odd leading dimension, every variant of a lesson and an
+ * unsupported dtype). The reason is harness_refusal's text with the variant name and the
+ * case-specific details "(got ...)" taken out. Adds one refusal of selected variant vi; returns
+ * 0 when every group slot holds another reason. */
+static int add_refusal(harness_plan *pl, int vi, const char *why, const gemm_problem *p) {
+    char reason[200], detail[120] = "";
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "variant '%s' ", pl->sel[vi]->name);
+    const char *r = why;
+    if (!strncmp(r, prefix, strlen(prefix))) r += strlen(prefix);
+    if (!strncmp(r, "refuses ", 8) && strstr(r, ": ")) r = strstr(r, ": ") + 2; /* check() */
+    snprintf(reason, sizeof reason, "%s", r);
+    char *got = strstr(reason, " (got ");
+    if (got) { /* "(got lda=127 ...)": a detail of this case, not of the reason */
+        snprintf(detail, sizeof detail, ", %s", got + 6);
+        size_t dl = strlen(detail);
+        if (dl && detail[dl - 1] == ')') detail[dl - 1] = '\0';
+        *got = '\0';
+    }
+    harness_refusal_group *g = pl->groups;
+    int i = 0;
+    while (i < pl->ngroups && strcmp(g[i].reason, reason) != 0) ++i;
+    if (i == pl->ngroups) {
+        if (pl->ngroups == HARNESS_REFUSAL_GROUPS) return 0;
+        memset(&g[i], 0, sizeof g[i]);
+        snprintf(g[i].reason, sizeof g[i].reason, "%s", reason);
+        snprintf(g[i].first, sizeof g[i].first, "%dx%dx%d %s %s%s", p->m, p->n, p->k,
+                 harness_dtype_name(p->dtype), harness_layout_name(p->layout), detail);
+        ++pl->ngroups;
+    }
+    ++g[i].count;
+    g[i].variants |= 1u << vi;
+    int s = 0, mnk[3] = {p->m, p->n, p->k};
+    while (s < g[i].nsizes && s < HARNESS_GROUP_SIZES && memcmp(g[i].sizes[s], mnk, sizeof mnk))
+        ++s;
+    if (s == g[i].nsizes) {
+        if (s < HARNESS_GROUP_SIZES) memcpy(g[i].sizes[s], mnk, sizeof mnk);
+        ++g[i].nsizes;
+    }
+    return 1;
+}
+
+/* The dtypes a variant runs in a request: the ones asked for, else its first supported one. */
+static unsigned request_dtypes(const harness_opts *o, const gemm_variant *v) {
+    if (o->dtypes) return o->dtypes;
+    for (int d = 0; d < GEMM_NDTYPES; ++d)
+        if (v->dtypes & GEMM_DT_BIT(d)) return GEMM_DT_BIT(d);
+    return 0;
+}
+
+int harness_plan_cases(const gemm_lesson *L, const harness_opts *o, harness_plan *pl, char *err,
+                       size_t errlen) {
+    memset(pl, 0, sizeof *pl);
+    pl->nsel = harness_select_variants(L, o, pl->sel, err, errlen);
+    if (!pl->nsel) return HARNESS_EXIT_USAGE;
+    pl->default_request = o->default_sweep && !o->pad && !o->offset &&
+                          (!o->dtypes || o->dtype_all) && (!o->layouts || o->layout_all);
+    pl->nsizes = o->nsizes;
+    unsigned layouts = o->layouts           ? o->layouts
+                       : L->default_layouts ? L->default_layouts
+                                            : GEMM_LAYOUT_BIT(GEMM_TN);
+    int maxcases = pl->nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o->nsizes;
+    pl->cases = (harness_case *)xmalloc(sizeof(harness_case) * (size_t)maxcases);
+    for (int vi = 0; vi < pl->nsel; ++vi) {
+        const gemm_variant *v = pl->sel[vi];
+        unsigned dts = request_dtypes(o, v);
+        for (int d = 0; d < GEMM_NDTYPES; ++d) {
+            if (!(dts & GEMM_DT_BIT(d))) continue;
+            for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
+                if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
+                for (int s = 0; s < o->nsizes; ++s) {
+                    gemm_problem p;
+                    make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
+                    char buf[320];
+                    const char *why = harness_refusal(v, &p, o->offset, buf, sizeof buf);
+                    if (!why) {
+                        pl->cases[pl->ncases].v = v;
+                        pl->cases[pl->ncases].p = p;
+                        ++pl->ncases;
+                        continue;
+                    }
+                    /* with --dtype all / --layout all, combinations the variant does not claim
+                     * are left out quietly; every other refusal is reported */
+                    int quiet = (o->dtype_all && !(v->dtypes & GEMM_DT_BIT(d))) ||
+                                (o->layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
+                    if (quiet) continue;
+                    ++pl->nrefused;
+                    if (!add_refusal(pl, vi, why, &p)) ++pl->nlost;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+void harness_plan_free(harness_plan *pl) {
+    free(pl->cases);
+    pl->cases = NULL;
+    pl->ncases = 0;
+}
+
+/* The names of the selected variants whose bits are set in mask. */
+static void variant_names(char *out, size_t len, const harness_plan *pl, unsigned mask) {
+    const char *names[HARNESS_MAX_VARIANTS];
+    for (int vi = 0; vi < pl->nsel; ++vi) names[vi] = pl->sel[vi]->name;
+    mask_names(out, len, mask, names, pl->nsel, ", ");
+}
+
+int harness_refusal_line(char *buf, size_t len, const char *lesson_id, const harness_plan *pl,
+                         int gi) {
+    const harness_refusal_group *g = &pl->groups[gi];
+    char list[256];
+    variant_names(list, sizeof list, pl, g->variants);
+    int last_word = pl->ncases == 0 && pl->ngroups == 1 && !pl->nlost;
+    return snprintf(buf, len, "%s: refused: %d case%s of %s: %s (first: %s)%s", lesson_id, g->count,
+                    g->count == 1 ? "" : "s", list, g->reason, g->first,
+                    last_word ? "; nothing to run" : "");
+}
+
+/* Appends printf-style text at buf + *used (never past len); *used counts what was needed. */
+static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + (*used < len ? *used : len), *used < len ? len - *used : 0, fmt, ap);
+    va_end(ap);
+    *used += w > 0 ? (size_t)w : 0;
+}
+
+int harness_skip_line(char *buf, size_t len, const char *lesson_id, const harness_plan *pl) {
+    if (len) buf[0] = '\0';
+    if (!pl->nrefused) return 0;
+    size_t used = 0;
+    appendf(buf, len, &used,
+            "%s: the default sweep skipped %d case%s that the kernels refuse:", lesson_id,
+            pl->nrefused, pl->nrefused == 1 ? "" : "s");
+    unsigned all = pl->nsel >= 32 ? ~0u : (1u << pl->nsel) - 1u;
+    for (int gi = 0; gi < pl->ngroups; ++gi) {
+        const harness_refusal_group *g = &pl->groups[gi];
+        char sizes[256] = "", vars[256];
+        size_t su = 0;
+        if (g->nsizes == pl->nsizes) appendf(sizes, sizeof sizes, &su, "every size");
+        for (int s = 0; g->nsizes != pl->nsizes && s < g->nsizes && s < HARNESS_GROUP_SIZES; ++s)
+            appendf(sizes, sizeof sizes, &su, "%s%dx%dx%d", s ? ", " : "", g->sizes[s][0],
+                    g->sizes[s][1], g->sizes[s][2]);
+        if (g->nsizes != pl->nsizes && g->nsizes > HARNESS_GROUP_SIZES)
+            appendf(sizes, sizeof sizes, &su, ", ...");
+        if (pl->nsel > 1 && g->variants == all) snprintf(vars, sizeof vars, "every variant");
+        else variant_names(vars, sizeof vars, pl, g->variants);
+        char count[32] = "";
+        if (pl->ngroups > 1 || pl->nlost) snprintf(count, sizeof count, "%d: ", g->count);
+        appendf(buf, len, &used, "%s %s (%s%s; %s)", gi ? ";" : "", g->reason, count, sizes, vars);
+    }
+    if (pl->nlost) appendf(buf, len, &used, "; %d more for other reasons", pl->nlost);
+    return (int)used;
+}
+
 /* ---- the run ---------------------------------------------------------------------------- */
 
 typedef struct run_ctx {
@@ -607,15 +829,6 @@ static void to_host_float(float *dst, const void *src, gemm_dtype dt, long long 
             dst[i] = dt == GEMM_FP16 ? harness_half_to_float(h[i]) : harness_bf16_to_float(h[i]);
     }
     if (!raw) free(tmp);
-}
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "error: out of host memory (%zu bytes)\n", n);
-        exit(HARNESS_EXIT_CUDA);
-    }
-    return p;
 }
 
 static void cublas_gemm(run_ctx *x, const gemm_problem *p, void *C) {
@@ -841,30 +1054,6 @@ static void fill_env(harness_env *e, const struct cudaDeviceProp *prop) {
     snprintf(e->commit, sizeof e->commit, "%s", c && *c ? c : harness_git_commit);
 }
 
-typedef struct planned_case {
-    const gemm_variant *v;
-    gemm_problem p;
-} planned_case;
-
-/* The problem for one case, pointers still NULL (run_case allocates them). */
-static void make_problem(gemm_problem *p, const harness_opts *o, gemm_dtype d, gemm_layout l,
-                         const int mnk[3]) {
-    memset(p, 0, sizeof *p);
-    p->m = mnk[0];
-    p->n = mnk[1];
-    p->k = mnk[2];
-    p->layout = l;
-    p->dtype = d;
-    p->c_dtype = d;
-    p->alpha = o->alpha;
-    p->beta = o->beta;
-    p->a_kmajor = (l == GEMM_TN || l == GEMM_TT);
-    p->b_kmajor = (l == GEMM_TN || l == GEMM_NN);
-    p->lda = (p->a_kmajor ? p->k : p->m) + o->pad;
-    p->ldb = (p->b_kmajor ? p->k : p->n) + o->pad;
-    p->ldc = p->n + o->pad;
-}
-
 static void list_variants(const gemm_lesson *L) {
     printf("%s: %s\n", L->id, L->title);
     for (int i = 0; i < L->nvariants; ++i) {
@@ -876,61 +1065,25 @@ static void list_variants(const gemm_lesson *L) {
     }
 }
 
-/* ---- refusals, grouped ---------------------------------------------------------------
- * A request over many variants and sizes can be refused many times for one reason (lesson 05
- * and an odd leading dimension, every variant of a lesson and an unsupported dtype). The
- * refusals are grouped by reason, with the variant name and the case-specific details taken
- * out of harness_refusal's text, and each group is printed as one line: how many cases, which
- * variants, the reason, and the first case. */
-#define HARNESS_REFUSAL_GROUPS 4
-typedef struct refusal_group {
-    char reason[200];  /* harness_refusal's text without "variant 'X' " and "(got ...)" */
-    char first[160];   /* the first refused case: "MxNxK dtype layout[, details]" */
-    unsigned variants; /* bit vi: selected variant vi was refused for this reason */
-    int count;
-} refusal_group;
-
-/* Adds one refusal of selected variant vi (named variant); returns 0 when every group slot
- * holds another reason. */
-static int add_refusal(refusal_group *g, int *ng, int vi, const char *variant, const char *why,
-                       const gemm_problem *p) {
-    char reason[200], detail[120] = "";
-    char prefix[96];
-    snprintf(prefix, sizeof prefix, "variant '%s' ", variant);
-    const char *r = why;
-    if (!strncmp(r, prefix, strlen(prefix))) r += strlen(prefix);
-    if (!strncmp(r, "refuses ", 8) && strstr(r, ": ")) r = strstr(r, ": ") + 2; /* check() */
-    snprintf(reason, sizeof reason, "%s", r);
-    char *got = strstr(reason, " (got ");
-    if (got) { /* "(got lda=127 ...)": a detail of this case, not of the reason */
-        snprintf(detail, sizeof detail, ", %s", got + 6);
-        size_t dl = strlen(detail);
-        if (dl && detail[dl - 1] == ')') detail[dl - 1] = '\0';
-        *got = '\0';
+/* Refusals of an explicit request, one line per reason, before anything runs. Returns 1 when
+ * nothing is left to run (the caller exits 2). A default request with something to run says
+ * nothing here: its skips are one line after the table (harness_skip_line). */
+static int report_refusals(const gemm_lesson *L, const harness_plan *pl, const char *prog) {
+    if (pl->default_request && pl->ncases > 0) return 0;
+    char line[1024];
+    for (int g = 0; g < pl->ngroups; ++g) {
+        harness_refusal_line(line, sizeof line, L->id, pl, g);
+        fprintf(stderr, "%s\n", line);
     }
-    int i = 0;
-    while (i < *ng && strcmp(g[i].reason, reason) != 0) ++i;
-    if (i == *ng) {
-        if (*ng == HARNESS_REFUSAL_GROUPS) return 0;
-        memset(&g[i], 0, sizeof g[i]);
-        snprintf(g[i].reason, sizeof g[i].reason, "%s", reason);
-        snprintf(g[i].first, sizeof g[i].first, "%dx%dx%d %s %s%s", p->m, p->n, p->k,
-                 harness_dtype_name(p->dtype), harness_layout_name(p->layout), detail);
-        ++*ng;
-    }
-    ++g[i].count;
-    g[i].variants |= 1u << vi;
+    if (pl->nlost)
+        fprintf(stderr,
+                "%s: refused: %d more cases for other reasons (narrow the request with "
+                "--variant, --size, --dtype, --layout to see them)\n",
+                L->id, pl->nlost);
+    if (pl->ncases > 0) return 0;
+    if (pl->ngroups != 1 || pl->nlost)
+        fprintf(stderr, "%s: nothing to run: every requested case was refused\n", prog);
     return 1;
-}
-
-/* One line for a group; names[vi] is the name of selected variant vi. */
-static void print_refusal(const char *lesson_id, const refusal_group *g, const char *const *names,
-                          int nsel, int last_word) {
-    char list[256];
-    mask_names(list, sizeof list, g->variants, names, nsel, ", ");
-    fprintf(stderr, "%s: refused: %d case%s of %s: %s (first: %s)%s\n", lesson_id, g->count,
-            g->count == 1 ? "" : "s", list, g->reason, g->first,
-            last_word ? "; nothing to run" : "");
 }
 
 int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
@@ -950,93 +1103,19 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         return HARNESS_EXIT_OK;
     }
 
-    if (!o.layouts)
-        o.layouts = lesson->default_layouts ? lesson->default_layouts : GEMM_LAYOUT_BIT(GEMM_TN);
-
-    /* which variants */
-    const gemm_variant *sel[HARNESS_MAX_VARIANTS];
-    int nsel = 0;
-    if (!o.variant[0]) {
-        for (int i = 0; i < lesson->nvariants && nsel < HARNESS_MAX_VARIANTS; ++i)
-            sel[nsel++] = &lesson->variants[i];
-    } else { /* a comma-separated list of names, run in the order given */
-        char names[sizeof o.variant];
-        memcpy(names, o.variant, sizeof names);
-        for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok;
-             tok = strtok_r(NULL, ",", &save)) {
-            int found = 0;
-            for (int i = 0; i < lesson->nvariants && !found; ++i)
-                if (!strcmp(tok, lesson->variants[i].name) || (!strcmp(tok, "default") && i == 0)) {
-                    found = 1;
-                    if (nsel < HARNESS_MAX_VARIANTS) sel[nsel++] = &lesson->variants[i];
-                }
-            if (!found) {
-                fprintf(stderr, "%s: lesson %s has no variant '%s' (see --list)\n", prog,
-                        lesson->id, tok);
-                return HARNESS_EXIT_USAGE;
-            }
-        }
-    }
-    if (!nsel) {
-        fprintf(stderr, "%s: bad --variant '%s': no variant named (see --list)\n", prog, o.variant);
-        return HARNESS_EXIT_USAGE;
-    }
-
     /* Plan every (variant, dtype, layout, size) first, so that refusals are reported, and a
      * request with nothing runnable is a usage error, before the GPU is touched. */
-    int maxcases = nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o.nsizes;
-    planned_case *cases = (planned_case *)xmalloc(sizeof(planned_case) * (size_t)maxcases);
-    int ncases = 0, nrefused = 0, ngroups = 0, nlost = 0;
-    static refusal_group groups[HARNESS_REFUSAL_GROUPS];
-    for (int vi = 0; vi < nsel; ++vi) {
-        const gemm_variant *v = sel[vi];
-        unsigned dts = o.dtypes;
-        if (!dts) /* the variant's first supported type */
-            for (int d = 0; d < GEMM_NDTYPES && !dts; ++d)
-                if (v->dtypes & GEMM_DT_BIT(d)) dts = GEMM_DT_BIT(d);
-        for (int d = 0; d < GEMM_NDTYPES; ++d) {
-            if (!(dts & GEMM_DT_BIT(d))) continue;
-            for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
-                if (!(o.layouts & GEMM_LAYOUT_BIT(l))) continue;
-                for (int s = 0; s < o.nsizes; ++s) {
-                    gemm_problem p;
-                    make_problem(&p, &o, (gemm_dtype)d, (gemm_layout)l, o.sizes[s]);
-                    char buf[320];
-                    const char *why = harness_refusal(v, &p, o.offset, buf, sizeof buf);
-                    if (why) {
-                        /* with --dtype all / --layout all, combinations the variant does not
-                         * claim are left out quietly; every other refusal is reported */
-                        int quiet = (o.dtype_all && !(v->dtypes & GEMM_DT_BIT(d))) ||
-                                    (o.layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
-                        if (!quiet) {
-                            ++nrefused;
-                            if (!add_refusal(groups, &ngroups, vi, v->name, why, &p)) ++nlost;
-                        }
-                        continue;
-                    }
-                    cases[ncases].v = v;
-                    cases[ncases].p = p;
-                    ++ncases;
-                }
-            }
-        }
-    }
-    const char *sel_names[HARNESS_MAX_VARIANTS];
-    for (int vi = 0; vi < nsel; ++vi) sel_names[vi] = sel[vi]->name;
-    for (int g = 0; g < ngroups; ++g)
-        print_refusal(lesson->id, &groups[g], sel_names, nsel,
-                      ncases == 0 && ngroups == 1 && !nlost);
-    if (nlost)
-        fprintf(stderr,
-                "%s: refused: %d more cases for other reasons (narrow the request with "
-                "--variant, --size, --dtype, --layout to see them)\n",
-                lesson->id, nlost);
-    if (ncases == 0) {
-        if (ngroups != 1 || nlost)
-            fprintf(stderr, "%s: nothing to run: every requested case was refused\n", prog);
-        free(cases);
+    harness_plan plan;
+    if (harness_plan_cases(lesson, &o, &plan, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
         return HARNESS_EXIT_USAGE;
     }
+    if (report_refusals(lesson, &plan, prog)) {
+        harness_plan_free(&plan);
+        return HARNESS_EXIT_USAGE;
+    }
+    int ncases = plan.ncases, nrefused = plan.nrefused;
+    harness_case *cases = plan.cases;
 
     /* the device */
     int ndev = 0;
@@ -1107,8 +1186,13 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         if (run_case(&x, cases[c].v, &cases[c].p, o.offset)) ++x.failed;
         else ++x.passed;
     }
-    free(cases);
     if (tty) fprintf(stderr, "%60s\r", "");
+    if (plan.default_request && plan.nrefused) { /* the default sweep's skips, in one line */
+        char line[2048];
+        harness_skip_line(line, sizeof line, lesson->id, &plan);
+        printf("%s\n", line);
+    }
+    harness_plan_free(&plan);
     printf("%d passed, %d failed, %d skipped\n", x.passed, x.failed, x.skipped);
 
     cublasDestroy(x.blas);

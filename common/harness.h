@@ -115,6 +115,7 @@ typedef enum { HARNESS_POISON_NAN = 0, HARNESS_POISON_INF = 1 } harness_poison;
 typedef struct harness_opts {
     int nsizes;
     int sizes[HARNESS_MAX_SIZES][3];     /* M, N, K */
+    int default_sweep;                   /* no --size, --m/--n/--k or --sweep was given */
     unsigned layouts;                    /* GEMM_LAYOUT_BIT mask; 0 = the lesson's default */
     unsigned dtypes;                     /* GEMM_DT_BIT mask */
     int explicit_layout, explicit_dtype; /* given as a single value */
@@ -201,6 +202,70 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
 void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda, int a_kmajor,
                      const float *B, long long ldb, int b_kmajor, double beta, const float *C0,
                      long long ldc, int r0, int r1, double *out);
+
+/* ---- the plan: what a request runs, decided before the GPU is touched ------------------ */
+
+/* The variants a request names, in the order given: every variant of the lesson when
+ * o->variant is "" (--variant absent or 'all'), 'default' naming the first. Fills sel (room for
+ * HARNESS_MAX_VARIANTS) and returns the count; 0 with one line in err for an unknown name. */
+int harness_select_variants(const gemm_lesson *L, const harness_opts *o, const gemm_variant **sel,
+                            char *err, size_t errlen);
+
+#define HARNESS_REFUSAL_GROUPS 4
+#define HARNESS_GROUP_SIZES 8
+
+/* The refused cases of one reason: harness_refusal's text without "variant 'X' " and the
+ * case's own "(got ...)" details. */
+typedef struct harness_refusal_group {
+    char reason[200];
+    char first[160];   /* the first refused case: "MxNxK dtype layout[, details]" */
+    unsigned variants; /* bit vi: selected variant vi was refused for this reason */
+    int count;         /* refused cases */
+    int nsizes;        /* distinct refused sizes; the first HARNESS_GROUP_SIZES are in sizes */
+    int sizes[HARNESS_GROUP_SIZES][3];
+} harness_refusal_group;
+
+/* One case to run: a variant and its problem (device pointers still NULL). */
+typedef struct harness_case {
+    const gemm_variant *v;
+    gemm_problem p;
+} harness_case;
+
+/* Every (variant, dtype, layout, size) of a request, split into cases to run and refusals. */
+typedef struct harness_plan {
+    harness_case *cases; /* ncases of them, in run order; free with harness_plan_free */
+    int ncases;
+    const gemm_variant *sel[HARNESS_MAX_VARIANTS]; /* the selected variants */
+    int nsel;
+    int nrefused; /* refused cases (what --dtype all / --layout all leave out is not counted) */
+    harness_refusal_group groups[HARNESS_REFUSAL_GROUPS];
+    int ngroups;
+    int nlost;  /* refused cases whose reason found no free group */
+    int nsizes; /* sizes in the request */
+    /* 1 when the cases are the lesson's defaults: the default sweep, no --dtype / --layout
+     * list (only 'all'), no --pad / --offset. Its refusals are skips: said in one line after
+     * the table (harness_skip_line) when anything runs. Other requests report refusals
+     * before anything runs (harness_refusal_line), and exit 2 when nothing can run. */
+    int default_request;
+} harness_plan;
+
+/* Plans a request: selects the variants, builds every case and asks harness_refusal about it.
+ * Needs no GPU (a variant's check() may ask the device). Returns 0, or HARNESS_EXIT_USAGE with
+ * one line in err (an unknown variant name). */
+int harness_plan_cases(const gemm_lesson *L, const harness_opts *o, harness_plan *plan, char *err,
+                       size_t errlen);
+void harness_plan_free(harness_plan *plan);
+
+/* Group g of a plan as one line (no newline), as printed before the table:
+ * "<lesson>: refused: N cases of <variants>: <reason> (first: <case>)[; nothing to run]". */
+int harness_refusal_line(char *buf, size_t len, const char *lesson_id, const harness_plan *plan,
+                         int g);
+
+/* Every refusal of a plan as ONE line (no newline), as printed after the table of a default
+ * request: "<lesson>: the default sweep skipped N cases that the kernels refuse: <reason>
+ * (<count>: <sizes or 'every size'>; <variants or 'every variant'>)[; <reason> (...)]".
+ * Writes "" and returns 0 when nothing was refused; else returns the length it needed. */
+int harness_skip_line(char *buf, size_t len, const char *lesson_id, const harness_plan *plan);
 
 /* ---- report -------------------------------------------------------------------------- */
 

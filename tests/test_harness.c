@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
-/* test_harness.c - CPU tests of the harness: option parsing, refusals, tolerance logic, the
- * float64 reference, fp16/bf16 conversions and the CSV format. No GPU needed.
+/* test_harness.c - CPU tests of the harness: option parsing, refusals, the plan of a request
+ * (which cases run, how refusals are reported), tolerance logic, the float64 reference,
+ * fp16/bf16 conversions and the CSV format. No GPU needed.
  * Run: make test  (or build/tests/test_harness --verbose) */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -183,6 +184,149 @@ Test(refusal, dtype_layout_alignment_and_check) {
     cr_assert_not_null(harness_refusal(&v, &p, 1, buf, sizeof buf)); /* offset by one element */
     p.k = 60;
     cr_assert(strstr(harness_refusal(&v, &p, 0, buf, sizeof buf), "K must be a multiple of 8"));
+}
+
+/* ---- the plan: cases, refusals, the default sweep's skip line -------------------------- */
+
+static const char *k_mult8_named(const gemm_problem *p) {
+    return p->k % 8 ? "K must be a multiple of 8; lesson 99 takes any K" : NULL;
+}
+static const char *too_much_smem(const gemm_problem *p) {
+    (void)p;
+    return "needs 300 KiB of shared memory per CTA; try --variant a8";
+}
+
+/* a8: any layout, leading dimensions multiples of 8; k8: TN, K a multiple of 8 (its check names
+ * another lesson); smem: refused everywhere; h: fp16 only; b8 as a8 */
+static const gemm_variant plan_variants[] = {
+    {"a8", "align 8", GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 8, NULL, no_launch},
+    {"k8", "K % 8", GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_BIT(GEMM_TN), 1, k_mult8_named, no_launch},
+    {"smem", "refused", GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, too_much_smem, no_launch},
+    {"h", "fp16", GEMM_DT_BIT(GEMM_FP16), GEMM_LAYOUT_BIT(GEMM_TN), 1, NULL, no_launch},
+    {"b8", "align 8 too", GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 8, NULL, no_launch},
+};
+static const gemm_lesson plan_lesson = {"99_test", "plan test", 5, plan_variants,
+                                        GEMM_LAYOUT_BIT(GEMM_TN)};
+
+static void plan_of(harness_plan *pl, int argc, const char **argv) {
+    harness_opts o;
+    char err[256];
+    cr_assert_eq(harness_parse(argc, (char **)argv, &o, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(harness_plan_cases(&plan_lesson, &o, pl, err, sizeof err), 0, "%s", err);
+}
+
+Test(plan, default_sweep_runs_what_it_can_and_skips_in_one_line) {
+    /* default sweep 127, 1000, 1021x513x2049, 4093, 4096: a8 refuses lda = 127, 2049, 4093;
+     * k8 refuses K = 127, 2049, 4093 */
+    const char *argv[] = {"run", "--variant", "a8,k8"};
+    harness_plan pl;
+    plan_of(&pl, 3, argv);
+    cr_assert(pl.default_request);
+    cr_assert_eq(pl.ncases, 4);
+    cr_assert_eq(pl.nrefused, 6);
+    cr_assert_eq(pl.ngroups, 2);
+    cr_assert_eq(pl.cases[0].v, &plan_variants[0]); /* run order: variant, dtype, layout, size */
+    cr_assert_eq(pl.cases[0].p.m, 1000);
+    cr_assert_eq(pl.cases[1].p.m, 4096);
+    cr_assert_eq(pl.cases[2].v, &plan_variants[1]);
+    char line[1024];
+    int n = harness_skip_line(line, sizeof line, plan_lesson.id, &pl);
+    cr_assert_eq(n, (int)strlen(line));
+    cr_assert(!strchr(line, '\n'), "the skip line is one line");
+    cr_assert_str_eq(line,
+                     "99_test: the default sweep skipped 6 cases that the kernels refuse: needs "
+                     "lda, ldb, ldc and pointer offsets to be multiples of 8 elements (3: "
+                     "127x127x127, 1021x513x2049, 4093x4093x4093; a8); K must be a multiple of "
+                     "8; lesson 99 takes any K (3: 127x127x127, 1021x513x2049, 4093x4093x4093; "
+                     "k8)");
+    harness_plan_free(&pl);
+}
+
+Test(plan, every_size_and_every_variant) {
+    const char *argv[] = {"run", "--variant", "smem"};
+    harness_plan pl;
+    plan_of(&pl, 3, argv);
+    cr_assert_eq(pl.ncases, 0); /* nothing runs: the caller reports before the table, exit 2 */
+    char line[1024];
+    harness_refusal_line(line, sizeof line, plan_lesson.id, &pl, 0);
+    cr_assert_str_eq(line, "99_test: refused: 5 cases of smem: needs 300 KiB of shared memory "
+                           "per CTA; try --variant a8 (first: 127x127x127 fp32 TN); nothing to "
+                           "run");
+    harness_skip_line(line, sizeof line, plan_lesson.id, &pl);
+    cr_assert(strstr(line, "(every size; smem)"), "%s", line);
+    harness_plan_free(&pl);
+    const char *argv2[] = {"run", "--variant", "a8,b8"}; /* one reason for both variants */
+    plan_of(&pl, 3, argv2);
+    cr_assert_eq(pl.ngroups, 1);
+    harness_skip_line(line, sizeof line, plan_lesson.id, &pl);
+    cr_assert(strstr(line, "elements (127x127x127, 1021x513x2049, 4093x4093x4093; every "
+                           "variant)"),
+              "%s", line);
+    harness_plan_free(&pl);
+}
+
+Test(plan, explicit_requests_are_not_the_default) {
+    harness_plan pl;
+    const char *sizes[] = {"run", "--size", "127x127x127,1000x1000x1000", "--variant", "a8"};
+    plan_of(&pl, 5, sizes);
+    cr_assert(!pl.default_request);
+    cr_assert_eq(pl.ncases, 1);
+    char line[1024];
+    harness_refusal_line(line, sizeof line, plan_lesson.id, &pl, 0);
+    cr_assert_str_eq(line, "99_test: refused: 1 case of a8: needs lda, ldb, ldc and pointer "
+                           "offsets to be multiples of 8 elements (first: 127x127x127 fp32 TN, "
+                           "lda=127 ldb=127 ldc=127 offset=0)");
+    harness_plan_free(&pl);
+    const char *sweep[] = {"run", "--sweep", "default", "--variant", "a8"};
+    plan_of(&pl, 5, sweep);
+    cr_assert(!pl.default_request);
+    harness_plan_free(&pl);
+    const char *pad[] = {"run", "--pad", "1", "--variant", "a8"};
+    plan_of(&pl, 5, pad);
+    cr_assert(!pl.default_request);
+    harness_plan_free(&pl);
+    const char *dtype[] = {"run", "--dtype", "fp32", "--variant", "a8"};
+    plan_of(&pl, 5, dtype);
+    cr_assert(!pl.default_request);
+    harness_plan_free(&pl);
+    const char *layout[] = {"run", "--layout", "NT", "--variant", "a8"};
+    plan_of(&pl, 5, layout);
+    cr_assert(!pl.default_request);
+    cr_assert_eq(pl.cases[0].p.layout, GEMM_NT);
+    harness_plan_free(&pl);
+    /* 'all' keeps the defaults' behaviour and leaves out what a variant does not claim */
+    const char *all[] = {"run", "--dtype", "all", "--layout", "all", "--variant", "h"};
+    plan_of(&pl, 7, all);
+    cr_assert(pl.default_request);
+    cr_assert_eq(pl.ncases, 5); /* fp16 TN, every size */
+    cr_assert_eq(pl.nrefused, 0);
+    char skip[64] = "x";
+    cr_assert_eq(harness_skip_line(skip, sizeof skip, plan_lesson.id, &pl), 0);
+    cr_assert_str_eq(skip, "");
+    harness_plan_free(&pl);
+}
+
+Test(plan, variant_selection) {
+    harness_opts o;
+    char err[256];
+    const gemm_variant *sel[HARNESS_MAX_VARIANTS];
+    const char *all[] = {"run"};
+    cr_assert_eq(harness_parse(1, (char **)all, &o, err, sizeof err), 0);
+    cr_assert_eq(harness_select_variants(&plan_lesson, &o, sel, err, sizeof err), 5);
+    const char *order[] = {"run", "--variant", "k8,default"};
+    cr_assert_eq(harness_parse(3, (char **)order, &o, err, sizeof err), 0);
+    cr_assert_eq(harness_select_variants(&plan_lesson, &o, sel, err, sizeof err), 2);
+    cr_assert_eq(sel[0], &plan_variants[1]);
+    cr_assert_eq(sel[1], &plan_variants[0]);
+    const char *bad[] = {"run", "--variant", "a8,nope"};
+    cr_assert_eq(harness_parse(3, (char **)bad, &o, err, sizeof err), 0);
+    cr_assert_eq(harness_select_variants(&plan_lesson, &o, sel, err, sizeof err), 0);
+    cr_assert_str_eq(err, "lesson 99_test has no variant 'nope' (see --list)");
+    harness_plan pl;
+    cr_assert_eq(harness_plan_cases(&plan_lesson, &o, &pl, err, sizeof err), HARNESS_EXIT_USAGE);
+    const char *plain[] = {"run"};
+    cr_assert_eq(harness_parse(1, (char **)plain, &o, err, sizeof err), 0);
+    cr_assert(o.default_sweep);
 }
 
 /* ---- fp16 / bf16 conversions ----------------------------------------------------------- */
