@@ -782,7 +782,8 @@ int harness_skip_line(char *buf, size_t len, const char *lesson_id, const harnes
     return (int)used;
 }
 
-/* ---- the run ---------------------------------------------------------------------------- */
+/* ---- the run: one context, then per case allocate/fill, reference, launch, compare, time,
+ * report ----------------------------------------------------------------------------------- */
 
 typedef struct run_ctx {
     const gemm_lesson *lesson;
@@ -816,11 +817,7 @@ static void *dev_alloc(void **base, gemm_dtype dt, long long elems, int offset) 
 /* Device buffer -> host floats. `raw` (optional) receives the raw bytes too. */
 static void to_host_float(float *dst, const void *src, gemm_dtype dt, long long n, void *raw) {
     size_t es = harness_dtype_size(dt);
-    void *tmp = raw ? raw : malloc((size_t)n * es);
-    if (!tmp) {
-        fprintf(stderr, "error: out of host memory\n");
-        exit(HARNESS_EXIT_CUDA);
-    }
+    void *tmp = raw ? raw : xmalloc((size_t)n * es);
     CUDA_CHECK(cudaMemcpy(tmp, src, (size_t)n * es, cudaMemcpyDeviceToHost));
     if (dt == GEMM_FP32) memcpy(dst, tmp, (size_t)n * 4);
     else {
@@ -876,51 +873,65 @@ static double time_runs(run_ctx *x, const gemm_variant *v, const gemm_problem *p
     return med;
 }
 
-/* Largest problem (M*N*K) checked in full against the float64 CPU reference; above it a
- * sample of rows is checked. */
-#define HARNESS_F64_FULL_MNK (1LL << 26)
-#define HARNESS_F64_SAMPLE_ROWS 4
+/* The buffers of one case. Device: A, B, C (the lesson's output) and R (cuBLAS's), each with
+ * its allocation base; host: the initial C (float and raw bytes, for the float64 reference
+ * and the padding check) and, after the launch, the lesson's and cuBLAS's outputs. */
+typedef struct case_data {
+    long long a_elems, b_elems, c_elems;
+    void *a_base, *b_base, *c_base, *r_base;
+    void *dA, *dB, *dC, *dR;
+    unsigned long long seed;
+    float *hC0, *hC, *hR;
+    unsigned char *rawC0, *rawC;
+} case_data;
 
-/* Runs one case; returns 0 pass, 1 fail. */
-static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offset) {
+/* Step 1: allocate A, B, C, R on the device (offset by `offset` elements) and fill them:
+ * seeded random A and B; C random when beta != 0, else poisoned with NaN (or +Inf), so that a
+ * kernel that reads C at beta = 0 or leaves an element unwritten fails; R = C. */
+static void case_alloc_fill(run_ctx *x, const gemm_problem *p, int offset, case_data *cd) {
     const harness_opts *o = x->o;
     const int M = p->m, N = p->n, K = p->k;
     const gemm_dtype dt = p->dtype, cdt = p->c_dtype;
+    memset(cd, 0, sizeof *cd);
     /* extents of the stored operands: (outer, inner) with element (o,i) at o*ld + i */
     long long a_outer = p->a_kmajor ? M : K, b_outer = p->b_kmajor ? N : K;
-    long long a_elems = (a_outer - 1) * p->lda + (p->a_kmajor ? K : M);
-    long long b_elems = (b_outer - 1) * p->ldb + (p->b_kmajor ? K : N);
-    long long c_elems = (long long)(M - 1) * p->ldc + N;
-    void *a_base, *b_base, *c_base, *r_base;
-    void *dA = dev_alloc(&a_base, dt, a_elems, offset);
-    void *dB = dev_alloc(&b_base, dt, b_elems, offset);
-    void *dC = dev_alloc(&c_base, cdt, c_elems, offset);
-    void *dR = dev_alloc(&r_base, cdt, c_elems, 0);
-    unsigned long long seed = o->seed * 1000003ull + (unsigned long long)M * 31 + N * 7 + K;
-    CUDA_CHECK(harness_dev_fill(dA, dt, a_elems, seed ^ 0xA, o->init, x->stream));
-    CUDA_CHECK(harness_dev_fill(dB, dt, b_elems, seed ^ 0xB, o->init, x->stream));
+    cd->a_elems = (a_outer - 1) * p->lda + (p->a_kmajor ? K : M);
+    cd->b_elems = (b_outer - 1) * p->ldb + (p->b_kmajor ? K : N);
+    cd->c_elems = (long long)(M - 1) * p->ldc + N;
+    cd->dA = dev_alloc(&cd->a_base, dt, cd->a_elems, offset);
+    cd->dB = dev_alloc(&cd->b_base, dt, cd->b_elems, offset);
+    cd->dC = dev_alloc(&cd->c_base, cdt, cd->c_elems, offset);
+    cd->dR = dev_alloc(&cd->r_base, cdt, cd->c_elems, 0);
+    cd->seed = o->seed * 1000003ull + (unsigned long long)M * 31 + N * 7 + K;
+    CUDA_CHECK(harness_dev_fill(cd->dA, dt, cd->a_elems, cd->seed ^ 0xA, o->init, x->stream));
+    CUDA_CHECK(harness_dev_fill(cd->dB, dt, cd->b_elems, cd->seed ^ 0xB, o->init, x->stream));
     if (p->beta != 0.0f)
-        CUDA_CHECK(harness_dev_fill(dC, cdt, c_elems, seed ^ 0xC, HARNESS_INIT_RANDOM, x->stream));
-    else /* poison: a kernel that reads C when beta == 0, or leaves an element unwritten, fails */
+        CUDA_CHECK(harness_dev_fill(cd->dC, cdt, cd->c_elems, cd->seed ^ 0xC, HARNESS_INIT_RANDOM,
+                                    x->stream));
+    else
         CUDA_CHECK(harness_dev_fill_value(
-            dC, cdt, c_elems, o->poison == HARNESS_POISON_INF ? INFINITY : NAN, x->stream));
-    CUDA_CHECK(cudaMemcpyAsync(dR, dC, (size_t)c_elems * harness_dtype_size(cdt),
+            cd->dC, cdt, cd->c_elems, o->poison == HARNESS_POISON_INF ? INFINITY : NAN, x->stream));
+    CUDA_CHECK(cudaMemcpyAsync(cd->dR, cd->dC, (size_t)cd->c_elems * harness_dtype_size(cdt),
                                cudaMemcpyDeviceToDevice, x->stream));
     CUDA_CHECK(cudaStreamSynchronize(x->stream));
-
-    /* host copies: the initial C (for the float64 reference and the padding check) */
     size_t ces = harness_dtype_size(cdt);
-    float *hC0 = (float *)xmalloc((size_t)c_elems * sizeof(float));
-    unsigned char *rawC0 = (unsigned char *)xmalloc((size_t)c_elems * ces);
-    to_host_float(hC0, dC, cdt, c_elems, rawC0);
+    cd->hC0 = (float *)xmalloc((size_t)cd->c_elems * sizeof(float));
+    cd->rawC0 = (unsigned char *)xmalloc((size_t)cd->c_elems * ces);
+    to_host_float(cd->hC0, cd->dC, cdt, cd->c_elems, cd->rawC0);
+}
 
-    /* reference and lesson */
-    p->A = dA;
-    p->B = dB;
-    p->C = dR;
-    cublas_gemm(x, p, dR);
-    p->C = dC;
-    /* shared memory full of NaN: reading smem not written by this launch fails the check */
+/* Step 2: the reference, cuBLAS at the same compute type, into R. */
+static void case_reference(run_ctx *x, gemm_problem *p, case_data *cd) {
+    p->A = cd->dA;
+    p->B = cd->dB;
+    p->C = cd->dR;
+    cublas_gemm(x, p, cd->dR);
+    p->C = cd->dC;
+}
+
+/* Step 3: the lesson's kernel, once, into C, with every SM's shared memory full of NaN first
+ * (a kernel that reads smem it did not write in this launch fails the check). */
+static void case_launch(run_ctx *x, const gemm_variant *v, const gemm_problem *p) {
     CUDA_CHECK(harness_dev_poison_smem(x->stream));
     cudaError_t le = v->launch(p, x->stream);
     if (le != cudaSuccess) {
@@ -929,118 +940,166 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
         exit(HARNESS_EXIT_CUDA);
     }
     CUDA_CHECK(cudaStreamSynchronize(x->stream));
+}
 
-    float *hC = (float *)xmalloc((size_t)c_elems * sizeof(float));
-    float *hR = (float *)xmalloc((size_t)c_elems * sizeof(float));
-    unsigned char *rawC = (unsigned char *)xmalloc((size_t)c_elems * ces);
-    to_host_float(hC, dC, cdt, c_elems, rawC);
-    to_host_float(hR, dR, cdt, c_elems, NULL);
+/* Largest problem (M*N*K) checked in full against the float64 CPU reference; above it a
+ * sample of rows is checked. */
+#define HARNESS_F64_FULL_MNK (1LL << 26)
+#define HARNESS_F64_SAMPLE_ROWS 4
 
-    harness_tol tol = harness_tolerance(cdt, K);
-    harness_cmp cmp;
-    harness_compare(hC, p->ldc, hR, p->ldc, M, N, tol, &cmp);
-    char reason[256];
-    snprintf(reason, sizeof reason, "%s", cmp.reason);
+/* The float64 CPU reference: all rows for small problems, a few rows otherwise. It checks
+ * cuBLAS (the reference) as well as the lesson. Writes a reason into reason on failure. */
+static void case_check_f64(const gemm_problem *p, const case_data *cd, harness_tol tol,
+                           char *reason, size_t rlen) {
+    const int M = p->m, N = p->n, K = p->k;
+    float *hA = (float *)xmalloc((size_t)cd->a_elems * sizeof(float));
+    float *hB = (float *)xmalloc((size_t)cd->b_elems * sizeof(float));
+    to_host_float(hA, cd->dA, p->dtype, cd->a_elems, NULL);
+    to_host_float(hB, cd->dB, p->dtype, cd->b_elems, NULL);
+    int full = (long long)M * N * K <= HARNESS_F64_FULL_MNK;
+    int rows[HARNESS_F64_SAMPLE_ROWS] = {0, M - 1, M / 2, (int)((cd->seed >> 8) % (unsigned)M)};
+    int nblocks = full ? 1 : HARNESS_F64_SAMPLE_ROWS;
+    double *ref = (double *)xmalloc(sizeof(double) * (size_t)(full ? M : 1) * N);
+    float *ref32 = (float *)xmalloc(sizeof(float) * (size_t)(full ? M : 1) * N);
+    for (int bi = 0; bi < nblocks && !reason[0]; ++bi) {
+        int r0 = full ? 0 : rows[bi], r1 = full ? M : rows[bi] + 1;
+        harness_ref_f64(M, N, K, p->alpha, hA, p->lda, p->a_kmajor, hB, p->ldb, p->b_kmajor,
+                        p->beta, cd->hC0, p->ldc, r0, r1, ref);
+        long long cnt = (long long)(r1 - r0) * N;
+        for (long long i = 0; i < cnt; ++i) ref32[i] = (float)ref[i];
+        harness_cmp c64;
+        if (!harness_compare(cd->hR + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol,
+                             &c64))
+            snprintf(reason, rlen, "cuBLAS reference disagrees with float64 (rows %d..%d): %s", r0,
+                     r1 - 1, c64.reason);
+        else if (!harness_compare(cd->hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N,
+                                  tol, &c64))
+            snprintf(reason, rlen, "float64 check (rows %d..%d): %s", r0, r1 - 1, c64.reason);
+    }
+    free(hA);
+    free(hB);
+    free(ref);
+    free(ref32);
+}
+
+/* Step 4: compare. The lesson's output against cuBLAS's (tolerance by precision and K; NaN/Inf
+ * never pass), the padding of C between N and ldc (must be untouched), then both against the
+ * float64 reference. Returns 1 when everything passed; cmp gets the cuBLAS comparison. */
+static int case_compare(const gemm_problem *p, case_data *cd, harness_cmp *cmp, char *reason,
+                        size_t rlen) {
+    const int M = p->m, N = p->n;
+    const gemm_dtype cdt = p->c_dtype;
+    size_t ces = harness_dtype_size(cdt);
+    cd->hC = (float *)xmalloc((size_t)cd->c_elems * sizeof(float));
+    cd->hR = (float *)xmalloc((size_t)cd->c_elems * sizeof(float));
+    cd->rawC = (unsigned char *)xmalloc((size_t)cd->c_elems * ces);
+    to_host_float(cd->hC, cd->dC, cdt, cd->c_elems, cd->rawC);
+    to_host_float(cd->hR, cd->dR, cdt, cd->c_elems, NULL);
+
+    harness_tol tol = harness_tolerance(cdt, p->k);
+    harness_compare(cd->hC, p->ldc, cd->hR, p->ldc, M, N, tol, cmp);
+    snprintf(reason, rlen, "%s", cmp->reason);
 
     /* elements between N and ldc belong to nobody: they must be untouched */
     if (!reason[0] && p->ldc > N)
         for (long long i = 0; i < M - 1 && !reason[0]; ++i)
-            if (memcmp(rawC + (size_t)(i * p->ldc + N) * ces,
-                       rawC0 + (size_t)(i * p->ldc + N) * ces, (size_t)(p->ldc - N) * ces) != 0)
-                snprintf(reason, sizeof reason, "wrote into the padding of C after row %lld", i);
+            if (memcmp(cd->rawC + (size_t)(i * p->ldc + N) * ces,
+                       cd->rawC0 + (size_t)(i * p->ldc + N) * ces, (size_t)(p->ldc - N) * ces))
+                snprintf(reason, rlen, "wrote into the padding of C after row %lld", i);
 
-    /* float64 CPU reference: all rows for small problems, a few rows otherwise. It checks
-     * cuBLAS (the reference) as well as the lesson. */
-    if (!reason[0]) {
-        float *hA = (float *)xmalloc((size_t)a_elems * sizeof(float));
-        float *hB = (float *)xmalloc((size_t)b_elems * sizeof(float));
-        to_host_float(hA, dA, dt, a_elems, NULL);
-        to_host_float(hB, dB, dt, b_elems, NULL);
-        int full = (long long)M * N * K <= HARNESS_F64_FULL_MNK;
-        int rows[HARNESS_F64_SAMPLE_ROWS] = {0, M - 1, M / 2, (int)((seed >> 8) % (unsigned)M)};
-        int nblocks = full ? 1 : HARNESS_F64_SAMPLE_ROWS;
-        double *ref = (double *)xmalloc(sizeof(double) * (size_t)(full ? M : 1) * N);
-        float *ref32 = (float *)xmalloc(sizeof(float) * (size_t)(full ? M : 1) * N);
-        for (int bi = 0; bi < nblocks && !reason[0]; ++bi) {
-            int r0 = full ? 0 : rows[bi], r1 = full ? M : rows[bi] + 1;
-            harness_ref_f64(M, N, K, p->alpha, hA, p->lda, p->a_kmajor, hB, p->ldb, p->b_kmajor,
-                            p->beta, hC0, p->ldc, r0, r1, ref);
-            long long cnt = (long long)(r1 - r0) * N;
-            for (long long i = 0; i < cnt; ++i) ref32[i] = (float)ref[i];
-            harness_cmp c64;
-            if (!harness_compare(hR + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol,
-                                 &c64))
-                snprintf(reason, sizeof reason,
-                         "cuBLAS reference disagrees with float64 (rows %d..%d): %s", r0, r1 - 1,
-                         c64.reason);
-            else if (!harness_compare(hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N,
-                                      tol, &c64))
-                snprintf(reason, sizeof reason, "float64 check (rows %d..%d): %s", r0, r1 - 1,
-                         c64.reason);
-        }
-        free(hA);
-        free(hB);
-        free(ref);
-        free(ref32);
-    }
-    int pass = reason[0] == '\0';
+    if (!reason[0]) case_check_f64(p, cd, tol, reason, rlen);
+    return reason[0] == '\0';
+}
 
+/* Step 5: time the lesson's kernel and cuBLAS on the same problem (median of o->iters runs,
+ * each after an L2 flush), into the row's ms/TFLOP/s/% columns. Slow kernels get fewer runs:
+ * about 2 s of timed runs per case at most. */
+static void case_time(run_ctx *x, const gemm_variant *v, gemm_problem *p, const case_data *cd,
+                      harness_row *row) {
+    const harness_opts *o = x->o;
+    double flops = 2.0 * p->m * (double)p->n * p->k;
+    CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
+    CUDA_CHECK(v->launch(p, x->stream));
+    CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
+    CUDA_CHECK(cudaEventSynchronize(x->ev1));
+    float est;
+    CUDA_CHECK(cudaEventElapsedTime(&est, x->ev0, x->ev1));
+    int iters = o->iters, warmup = o->warmup;
+    if (est > 0 && iters * est > 2000.0) iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
+    if (warmup * est > 1000.0) warmup = 1;
+    row->ms = time_runs(x, v, p, 0, iters, warmup);
+    p->C = cd->dR;
+    row->cublas_ms = time_runs(x, v, p, 1, iters, warmup);
+    p->C = cd->dC;
+    row->tflops = flops / (row->ms * 1e9);
+    row->cublas_tflops = flops / (row->cublas_ms * 1e9);
+    row->pct_cublas = 100.0 * row->cublas_ms / row->ms;
+}
+
+/* The result row of a case before timing (times -1: not timed). */
+static harness_row case_row(const run_ctx *x, const gemm_variant *v, const gemm_problem *p,
+                            const harness_cmp *cmp, int pass) {
     harness_row row;
     memset(&row, 0, sizeof row);
     row.lesson = x->lesson->id;
     row.variant = v->name;
-    row.dtype = dt;
+    row.dtype = p->dtype;
     row.layout = p->layout;
-    row.m = M;
-    row.n = N;
-    row.k = K;
+    row.m = p->m;
+    row.n = p->n;
+    row.k = p->k;
     row.alpha = p->alpha;
     row.beta = p->beta;
     row.ms = row.tflops = row.cublas_ms = row.cublas_tflops = row.pct_cublas = -1.0;
-    row.rel_err = cmp.rel_fro;
-    row.max_err = cmp.max_abs;
+    row.rel_err = cmp->rel_fro;
+    row.max_err = cmp->max_abs;
     row.status = pass ? "PASS" : "FAIL";
+    return row;
+}
 
-    if (pass && !o->check_only) {
-        double flops = 2.0 * M * (double)N * K;
-        /* keep slow kernels from taking minutes: about 2 s of timed runs per case at most */
-        CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
-        CUDA_CHECK(v->launch(p, x->stream));
-        CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
-        CUDA_CHECK(cudaEventSynchronize(x->ev1));
-        float est;
-        CUDA_CHECK(cudaEventElapsedTime(&est, x->ev0, x->ev1));
-        int iters = o->iters, warmup = o->warmup;
-        if (est > 0 && iters * est > 2000.0)
-            iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
-        if (warmup * est > 1000.0) warmup = 1;
-        row.ms = time_runs(x, v, p, 0, iters, warmup);
-        p->C = dR;
-        row.cublas_ms = time_runs(x, v, p, 1, iters, warmup);
-        p->C = dC;
-        row.tflops = flops / (row.ms * 1e9);
-        row.cublas_tflops = flops / (row.cublas_ms * 1e9);
-        row.pct_cublas = 100.0 * row.cublas_ms / row.ms;
-    }
-    harness_table_row(stdout, &row);
-    if (!pass)
-        printf("  FAIL %s/%s %s %s %dx%dx%d: %s\n", x->lesson->id, v->name, harness_dtype_name(dt),
-               harness_layout_name(p->layout), M, N, K, reason);
-    if (o->csv[0] && harness_csv_append(o->csv, &row, &x->env) != 0) {
-        fprintf(stderr, "error: cannot write %s: %s\n", o->csv, strerror(errno));
+/* Step 6: report: the table row, a FAIL line with the reason, the CSV row. */
+static void case_report(const run_ctx *x, const gemm_variant *v, const harness_row *row,
+                        const char *reason) {
+    harness_table_row(stdout, row);
+    if (strcmp(row->status, "PASS") != 0)
+        printf("  FAIL %s/%s %s %s %dx%dx%d: %s\n", x->lesson->id, v->name,
+               harness_dtype_name(row->dtype), harness_layout_name(row->layout), row->m, row->n,
+               row->k, reason);
+    if (x->o->csv[0] && harness_csv_append(x->o->csv, row, &x->env) != 0) {
+        fprintf(stderr, "error: cannot write %s: %s\n", x->o->csv, strerror(errno));
         exit(HARNESS_EXIT_USAGE);
     }
-    free(hC0);
-    free(rawC0);
-    free(hC);
-    free(hR);
-    free(rawC);
-    CUDA_CHECK(cudaFree(a_base));
-    CUDA_CHECK(cudaFree(b_base));
-    CUDA_CHECK(cudaFree(c_base));
-    CUDA_CHECK(cudaFree(r_base));
+}
+
+static void case_free(case_data *cd) {
+    free(cd->hC0);
+    free(cd->rawC0);
+    free(cd->hC);
+    free(cd->hR);
+    free(cd->rawC);
+    CUDA_CHECK(cudaFree(cd->a_base));
+    CUDA_CHECK(cudaFree(cd->b_base));
+    CUDA_CHECK(cudaFree(cd->c_base));
+    CUDA_CHECK(cudaFree(cd->r_base));
+}
+
+/* Runs one case through the steps; returns 0 pass, 1 fail. */
+static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offset) {
+    case_data cd;
+    case_alloc_fill(x, p, offset, &cd);
+    case_reference(x, p, &cd);
+    case_launch(x, v, p);
+    harness_cmp cmp;
+    char reason[256];
+    int pass = case_compare(p, &cd, &cmp, reason, sizeof reason);
+    harness_row row = case_row(x, v, p, &cmp, pass);
+    if (pass && !x->o->check_only) case_time(x, v, p, &cd, &row);
+    case_report(x, v, &row, reason);
+    case_free(&cd);
     return pass ? 0 : 1;
 }
+
+/* ---- the whole run ----------------------------------------------------------------------- */
 
 static void fill_env(harness_env *e, const struct cudaDeviceProp *prop) {
     snprintf(e->device, sizeof e->device, "%.127s", prop->name);
@@ -1086,10 +1145,102 @@ static int report_refusals(const gemm_lesson *L, const harness_plan *pl, const c
     return 1;
 }
 
+/* The CUDA device, or one sentence on stderr and HARNESS_EXIT_CUDA. */
+static int open_device(const char *prog, struct cudaDeviceProp *prop) {
+    int ndev = 0;
+    cudaError_t e = cudaGetDeviceCount(&ndev);
+    if (e != cudaSuccess || ndev == 0) {
+        /* without an NVIDIA driver the runtime reports cudaErrorInsufficientDriver, whose text
+         * ("driver version is insufficient") misleads on a machine that has no driver at all */
+        const char *why = e == cudaSuccess                   ? "0 devices"
+                          : e == cudaErrorInsufficientDriver ? "no NVIDIA driver, or one older "
+                                                               "than this CUDA runtime"
+                          : e == cudaErrorNoDevice           ? "no NVIDIA GPU found"
+                                                             : cudaGetErrorString(e);
+        fprintf(stderr,
+                "%s: no CUDA device is available (%s); this course needs an NVIDIA GPU "
+                "of compute capability 8.0 or newer.\n",
+                prog, why);
+        return HARNESS_EXIT_CUDA;
+    }
+    CUDA_CHECK(cudaGetDeviceProperties(prop, 0));
+    if (prop->major < 8) {
+        fprintf(stderr,
+                "%s: device 0 (%s) has compute capability %d.%d; this course needs 8.0 "
+                "or newer.\n",
+                prog, prop->name, prop->major, prop->minor);
+        return HARNESS_EXIT_CUDA;
+    }
+    return 0;
+}
+
+/* Stream, events, cuBLAS and (when timing) the L2 flush buffer of 3x the L2. */
+static int ctx_open(run_ctx *x, const gemm_lesson *L, const harness_opts *o,
+                    const struct cudaDeviceProp *prop) {
+    memset(x, 0, sizeof *x);
+    x->lesson = L;
+    x->o = o;
+    fill_env(&x->env, prop);
+    CUDA_CHECK(cudaStreamCreate(&x->stream));
+    CUDA_CHECK(cudaEventCreate(&x->ev0));
+    CUDA_CHECK(cudaEventCreate(&x->ev1));
+    CUBLAS_CHECK(cublasCreate(&x->blas));
+    CUBLAS_CHECK(cublasSetStream(x->blas, x->stream));
+    if (!o->check_only) { /* memset before each timed run evicts the operands from L2 */
+        x->flush_bytes = (size_t)(prop->l2CacheSize > 0 ? prop->l2CacheSize : (64 << 20)) * 3;
+        cudaError_t e = cudaMalloc(&x->flush, x->flush_bytes);
+        if (e != cudaSuccess) {
+            fprintf(stderr, "error: cannot allocate the L2 flush buffer (%s)\n",
+                    cudaGetErrorString(e));
+            return HARNESS_EXIT_CUDA;
+        }
+    }
+    return 0;
+}
+
+static void ctx_close(run_ctx *x) {
+    cublasDestroy(x->blas);
+    if (x->flush) cudaFree(x->flush);
+    cudaEventDestroy(x->ev0);
+    cudaEventDestroy(x->ev1);
+    cudaStreamDestroy(x->stream);
+}
+
+/* The two lines above the table: lesson, device, commit; the scalars and the checks' setup. */
+static void print_run_header(const run_ctx *x, const struct cudaDeviceProp *prop) {
+    const harness_opts *o = x->o;
+    printf("%s: %s | %s, %d SMs, CUDA %d.%d | commit %s\n", x->lesson->id, x->lesson->title,
+           x->env.device, prop->multiProcessorCount, x->env.cuda_runtime / 1000,
+           (x->env.cuda_runtime % 1000) / 10, x->env.commit);
+    const char *poison = o->beta != 0.0f                   ? ""
+                         : o->poison == HARNESS_POISON_INF ? ", C prefilled with +Inf"
+                                                           : ", C prefilled with NaN";
+    const char *init = o->init == HARNESS_INIT_ONES  ? ", all-ones A and B"
+                       : o->init == HARNESS_INIT_INT ? ", integer A and B"
+                                                     : "";
+    printf("alpha=%g beta=%g%s%s%s\n", (double)o->alpha, (double)o->beta, poison, init,
+           o->check_only ? ", check only" : "");
+}
+
+/* Every planned case, one table row each (a progress line on a terminal). */
+static void run_cases(run_ctx *x, const harness_plan *pl) {
+    int tty = isatty(2);
+    harness_table_header(stdout);
+    for (int c = 0; c < pl->ncases; ++c) {
+        harness_case cs = pl->cases[c];
+        if (tty)
+            fprintf(stderr, "[%d/%d] %s %s %s %dx%dx%d ...\r", c + 1, pl->ncases, cs.v->name,
+                    dtype_names[cs.p.dtype], layout_names[cs.p.layout], cs.p.m, cs.p.n, cs.p.k);
+        if (run_case(x, cs.v, &cs.p, x->o->offset)) ++x->failed;
+        else ++x->passed;
+    }
+    if (tty) fprintf(stderr, "%60s\r", "");
+}
+
 int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
+    const char *prog = argc > 0 ? argv[0] : "run";
     harness_opts o;
     char err[256];
-    const char *prog = argc > 0 ? argv[0] : "run";
     if (harness_parse(argc, argv, &o, err, sizeof err)) {
         fprintf(stderr, "%s: %s (see --help)\n", prog, err);
         return HARNESS_EXIT_USAGE;
@@ -1114,92 +1265,25 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         harness_plan_free(&plan);
         return HARNESS_EXIT_USAGE;
     }
-    int ncases = plan.ncases, nrefused = plan.nrefused;
-    harness_case *cases = plan.cases;
 
-    /* the device */
-    int ndev = 0;
-    cudaError_t e = cudaGetDeviceCount(&ndev);
-    if (e != cudaSuccess || ndev == 0) {
-        /* without an NVIDIA driver the runtime reports cudaErrorInsufficientDriver, whose text
-         * ("driver version is insufficient") misleads on a machine that has no driver at all */
-        const char *why = e == cudaSuccess                   ? "0 devices"
-                          : e == cudaErrorInsufficientDriver ? "no NVIDIA driver, or one older "
-                                                               "than this CUDA runtime"
-                          : e == cudaErrorNoDevice           ? "no NVIDIA GPU found"
-                                                             : cudaGetErrorString(e);
-        fprintf(stderr,
-                "%s: no CUDA device is available (%s); this course needs an NVIDIA GPU "
-                "of compute capability 8.0 or newer.\n",
-                prog, why);
-        return HARNESS_EXIT_CUDA;
-    }
     struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    if (prop.major < 8) {
-        fprintf(stderr,
-                "%s: device 0 (%s) has compute capability %d.%d; this course needs 8.0 "
-                "or newer.\n",
-                prog, prop.name, prop.major, prop.minor);
-        return HARNESS_EXIT_CUDA;
-    }
-
     run_ctx x;
-    memset(&x, 0, sizeof x);
-    x.lesson = lesson;
-    x.o = &o;
-    x.skipped = nrefused;
-    fill_env(&x.env, &prop);
-    CUDA_CHECK(cudaStreamCreate(&x.stream));
-    CUDA_CHECK(cudaEventCreate(&x.ev0));
-    CUDA_CHECK(cudaEventCreate(&x.ev1));
-    CUBLAS_CHECK(cublasCreate(&x.blas));
-    CUBLAS_CHECK(cublasSetStream(x.blas, x.stream));
-    if (!o.check_only) { /* memset before each timed run evicts the operands from L2 */
-        x.flush_bytes = (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : (64 << 20)) * 3;
-        e = cudaMalloc(&x.flush, x.flush_bytes);
-        if (e != cudaSuccess) {
-            fprintf(stderr, "error: cannot allocate the L2 flush buffer (%s)\n",
-                    cudaGetErrorString(e));
-            return HARNESS_EXIT_CUDA;
-        }
+    int rc = open_device(prog, &prop);
+    if (!rc) rc = ctx_open(&x, lesson, &o, &prop);
+    if (rc) {
+        harness_plan_free(&plan);
+        return rc;
     }
-
-    printf("%s: %s | %s, %d SMs, CUDA %d.%d | commit %s\n", lesson->id, lesson->title, x.env.device,
-           prop.multiProcessorCount, x.env.cuda_runtime / 1000, (x.env.cuda_runtime % 1000) / 10,
-           x.env.commit);
-    printf("alpha=%g beta=%g%s%s%s\n", (double)o.alpha, (double)o.beta,
-           o.beta == 0.0f ? (o.poison == HARNESS_POISON_INF ? ", C prefilled with +Inf"
-                                                            : ", C prefilled with NaN")
-                          : "",
-           o.init == HARNESS_INIT_ONES  ? ", all-ones A and B"
-           : o.init == HARNESS_INIT_INT ? ", integer A and B"
-                                        : "",
-           o.check_only ? ", check only" : "");
-    harness_table_header(stdout);
-    int tty = isatty(2);
-    for (int c = 0; c < ncases; ++c) {
-        if (tty)
-            fprintf(stderr, "[%d/%d] %s %s %s %dx%dx%d ...\r", c + 1, ncases, cases[c].v->name,
-                    dtype_names[cases[c].p.dtype], layout_names[cases[c].p.layout], cases[c].p.m,
-                    cases[c].p.n, cases[c].p.k);
-        if (run_case(&x, cases[c].v, &cases[c].p, o.offset)) ++x.failed;
-        else ++x.passed;
-    }
-    if (tty) fprintf(stderr, "%60s\r", "");
-    if (plan.default_request && plan.nrefused) { /* the default sweep's skips, in one line */
+    x.skipped = plan.nrefused;
+    print_run_header(&x, &prop);
+    run_cases(&x, &plan);
+    if (plan.default_request && plan.nrefused) {
         char line[2048];
         harness_skip_line(line, sizeof line, lesson->id, &plan);
         printf("%s\n", line);
     }
-    harness_plan_free(&plan);
     printf("%d passed, %d failed, %d skipped\n", x.passed, x.failed, x.skipped);
-
-    cublasDestroy(x.blas);
-    if (x.flush) cudaFree(x.flush);
-    cudaEventDestroy(x.ev0);
-    cudaEventDestroy(x.ev1);
-    cudaStreamDestroy(x.stream);
-    if (x.failed) return HARNESS_EXIT_FAIL;
-    return HARNESS_EXIT_OK;
+    harness_plan_free(&plan);
+    ctx_close(&x);
+    return x.failed ? HARNESS_EXIT_FAIL : HARNESS_EXIT_OK;
 }
