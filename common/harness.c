@@ -421,8 +421,8 @@ harness_tol harness_tolerance(gemm_dtype c_dtype, int k) {
     /* Each of two correct results may be up to about one output ulp (at the scale of the
      * partial sums, hence the rms term in the element metric) from the exact value: cuBLAS may
      * split K and round partial sums to the output type. So two correct results differ by up
-     * to two ulps per element; seen on the H200 with cuBLAS at 705^3 fp16/bf16 with offset
-     * pointers (1.08 ulps, notes/perf.md run 2). */
+     * to two ulps per element: on an H200, cuBLAS at 705^3 fp16/bf16 with offset pointers
+     * differs by 1.08 ulps from correct kernels that agree with each other (notes/perf.md). */
     harness_tol t;
     t.rel_fro = 1.0 * ulp_out + 8.0 * acc;
     t.elem = 2.0 * ulp_out + 32.0 * acc;
