@@ -433,35 +433,19 @@ static int make_map(CUtensorMap *map, const void *base, int rows, int cols, long
     return r == CUDA_SUCCESS ? 0 : -1;
 }
 
-/* Clusters of `cluster` CTAs of `kernel` (launched as *lc says) that fit on the current
- * device at once, asked once per device and kernel (cudaOccupancyMaxActiveClusters: with one
- * CTA per SM it is the SM count for CLUSTER 1, and what the GPCs allow for larger clusters). */
-static cudaError_t max_clusters(int *fit, const void *kernel, const cudaLaunchConfig_t *lc,
-                                int cluster) {
-    static struct { int dev; const void *kernel; int fit; } cache[16];
-    static int ncache = 0;
+/* SMs of the current device, asked once per device. */
+static cudaError_t num_sms(int *sms) {
+    static int dev_cached = -1, sms_cached = 0;
     int dev;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess) return e;
-    for (int i = 0; i < ncache; ++i)
-        if (cache[i].dev == dev && cache[i].kernel == kernel) {
-            *fit = cache[i].fit;
-            return cudaSuccess;
-        }
-    if (cluster == 1) {
-        int sms;
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        *fit = sms;
-    } else {
-        e = cudaOccupancyMaxActiveClusters(fit, kernel, lc);
+    if (dev != dev_cached) {
+        if ((e = cudaDeviceGetAttribute(&sms_cached, cudaDevAttrMultiProcessorCount, dev)) !=
+            cudaSuccess)
+            return e;
+        dev_cached = dev;
     }
-    if (e != cudaSuccess) return e;
-    if (*fit < 1) *fit = 1; /* the launch then reports why it cannot run */
-    if (ncache < 16) {
-        cache[ncache].dev = dev;
-        cache[ncache].kernel = kernel;
-        cache[ncache++].fit = *fit;
-    }
+    *sms = sms_cached;
     return cudaSuccess;
 }
 
@@ -502,12 +486,10 @@ template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaSt
     lc.attrs = attr;
     lc.numAttrs = 1;
     long long clusters = nwork;
-    if (CFG::PERSIST) { /* as many clusters as fit on the GPU at once (one CTA per SM) */
-        int fit;
-        lc.gridDim = dim3(CFG::CLUSTER * 1024);
-        if ((e = max_clusters(&fit, (const void *)kernel, &lc, CFG::CLUSTER)) != cudaSuccess)
-            return e;
-        if (clusters > fit) clusters = fit;
+    if (CFG::PERSIST) { /* one CTA per SM (its smem fills the SM) */
+        int sms;
+        if ((e = num_sms(&sms)) != cudaSuccess) return e;
+        if (clusters > sms / CFG::CLUSTER) clusters = sms / CFG::CLUSTER;
     }
     lc.gridDim = dim3((unsigned)(clusters * CFG::CLUSTER));
     return cudaLaunchKernelEx(&lc, kernel, tmA, tmB, tmC, a);
@@ -571,13 +553,13 @@ static const char *check_all(const gemm_problem *p) {
 #define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 1, check_all, launch_##name}
 
 static const gemm_variant variants[] = {
-    V(ws_cluster2, "ws_persistent_tma_store in clusters of 2 CTAs sharing B by TMA multicast"),
+    V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
     V(1wg_1stage, "1 warpgroup, 64x256x64 tile, one smem stage: TMA load, mbarrier wait, wgmma"),
     V(1wg_4stage, "1 warpgroup, 64x256x64 tile, 4-stage TMA ring with full/empty mbarriers"),
     V(2wg_4stage, "2 warpgroups, 128x256x64 tile, 4-stage ring, thread 0 issues the TMA loads"),
     V(ws_2wg_4stage, "producer warpgroup + 2 consumer warpgroups, 128x256x64, 4 stages, setmaxnreg"),
     V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
-    V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
+    V(ws_cluster2, "ws_persistent_tma_store in clusters of 2 CTAs sharing B by TMA multicast"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",
