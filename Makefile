@@ -73,11 +73,11 @@ define LESSON_RULE
 $(BUILD)/$(1)/gemm.o: lessons/$(1)/gemm.cu $(wildcard lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h)
 	@mkdir -p $$(@D)
 	@echo "compiling lessons/$(1)/gemm.cu for $$(or $$(ARCH_$(1)),$(foreach a,$(ARCH),sm_$(a))) ..."
-	$(NVCC) $$(or $$(NVCCFLAGS_$(1)),$(NVCCFLAGS)) -Xptxas -v -c lessons/$(1)/gemm.cu -o $$@ 2> $(BUILD)/$(1)/ptxas.txt || { cat $(BUILD)/$(1)/ptxas.txt; exit 1; }
+	$(NVCC) $$(or $$(NVCCFLAGS_$(1)),$$(NVCCFLAGS)) -Xptxas -v -c lessons/$(1)/gemm.cu -o $$@ 2> $(BUILD)/$(1)/ptxas.txt || { cat $(BUILD)/$(1)/ptxas.txt; exit 1; }
 	@grep -v -E '^ptxas info|^ptxas  *info|bytes stack frame|Used [0-9]+ registers|Compiling entry|Function properties' $(BUILD)/$(1)/ptxas.txt || true
 
 $(BUILD)/$(1)/run: $(BUILD)/$(1)/gemm.o $(HARNESS_OBJS)
-	$(NVCC) $$(or $$(GENCODE_$(1)),$(GENCODE)) $$< $(HARNESS_OBJS) -o $$@ $(LDLIBS)
+	$(NVCC) $$(or $$(GENCODE_$(1)),$$(GENCODE)) $$< $(HARNESS_OBJS) -o $$@ $(LDLIBS)
 
 lesson$(firstword $(subst _, ,$(1))): $(BUILD)/$(1)/run
 	@ln -sfn $(BUILD)/$(1)/run run

@@ -36,8 +36,8 @@ Test(acc_fragment, tv_layout_is_the_ptx_figure) {
             ptx_d_fragment(t, v, &r, &c);
             const lay_off crd[2] = {t, v};
             const lay_off idx = lay_crd2idx_modes(tv, crd);
-            cr_assert_eq(idx, r + 64 * c, "t=%d v=%d: layout %lld, figure (%d,%d)", t, v, idx,
-                         r, c);
+            cr_assert_eq(idx, r + 64 * c, "t=%d v=%d: layout %lld, figure (%d,%d)", t, v, idx, r,
+                         c);
         }
 }
 
@@ -45,7 +45,8 @@ Test(acc_fragment, covers_the_slab_once) {
     const lay_layout tv = p9_tv_acc();
     static int hits[64 * 256];
     for (int i = 0; i < 128 * 128; ++i) hits[lay_crd2idx(tv, i)]++;
-    for (int i = 0; i < 64 * 256; ++i) cr_assert_eq(hits[i], 1, "element %d hit %d times", i, hits[i]);
+    for (int i = 0; i < 64 * 256; ++i)
+        cr_assert_eq(hits[i], 1, "element %d hit %d times", i, hits[i]);
     cr_assert_eq(lay_cosize(tv), 64 * 256);
 }
 
