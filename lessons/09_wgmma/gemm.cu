@@ -23,8 +23,12 @@
  *                     registers from the producer to the consumers.
  *   ws_persistent     + persistent CTAs: one CTA per SM walks tiles in grouped-raster order;
  *                     the producer runs ahead into the next tile while consumers store C.
- * Accumulation is fp32; C is stored from the accumulator registers with predication (any M,
- * N; K tails come as TMA zero fill).
+ *   ws_persistent_tma_store  + C leaves through swizzled smem and TMA stores.
+ *   ws_cluster2       + clusters of 2 CTAs: each loads half of the shared B tile and
+ *                     multicasts it to both (the default).
+ * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
+ * stored with clipped TMA stores, or from the registers with predication when ldc or C's
+ * alignment rule TMA out.
  *
  * Limits (refused before launch, never a wrong answer):
  *   sm_90 (Hopper) only: wgmma and setmaxnreg exist in the sm_90a target alone;
@@ -33,7 +37,7 @@
  *   16-byte row strides and base addresses (harness `align` = 8). Lesson 08 handles the rest.
  *
  * Build and run:   make lesson09 && ./run
- *                  ./run --variant ws_persistent --dtype bf16 --size 4096x4096x4096
+ *                  ./run --variant ws_cluster2 --dtype bf16 --size 4096x4096x4096
  * The tensor maps come from the driver API function cuTensorMapEncodeTiled, reached through
  * the runtime's cudaGetDriverEntryPointByVersion (no link against libcuda).
  *
@@ -553,13 +557,13 @@ static const char *check_all(const gemm_problem *p) {
 #define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 1, check_all, launch_##name}
 
 static const gemm_variant variants[] = {
-    V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
+    V(ws_cluster2, "ws_persistent_tma_store in clusters of 2 CTAs sharing B by TMA multicast"),
     V(1wg_1stage, "1 warpgroup, 64x256x64 tile, one smem stage: TMA load, mbarrier wait, wgmma"),
     V(1wg_4stage, "1 warpgroup, 64x256x64 tile, 4-stage TMA ring with full/empty mbarriers"),
     V(2wg_4stage, "2 warpgroups, 128x256x64 tile, 4-stage ring, thread 0 issues the TMA loads"),
     V(ws_2wg_4stage, "producer warpgroup + 2 consumer warpgroups, 128x256x64, 4 stages, setmaxnreg"),
     V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
-    V(ws_cluster2, "ws_persistent_tma_store in clusters of 2 CTAs sharing B by TMA multicast"),
+    V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",
