@@ -78,8 +78,8 @@ if [ -x "$cpu" ]; then
         [ $(( $(date +%s) - t0 )) -lt 30 ] || { fail=1; echo "FAIL grader with a mock GPU, $1: took over 30 s"; }
     }
     pass_rc=0; [ $tag = exercise ] && pass_rc=1   # the skeleton's CPU part loses points
-    mock pass $pass_rc 60 "100.0% of the lesson's kernel"
-    mock slow 1 52 "50.0% of the lesson's kernel"
+    mock pass $pass_rc 60 "100.0% of mock_kernel's speed"
+    mock slow 1 52 "50.0% of mock_kernel's speed"
     mock fail 1 0 "1 of 1 cases failed: 00_mock/exercise"
     mock fault 1 0 "CUDA error (does the kernel fault?)"
     mock hang 1 0 "not run: the kernel timed out in check sweep"

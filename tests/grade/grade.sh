@@ -15,9 +15,10 @@
 #     cpu    spec = Criterion tests (suite::name ...); all must pass. No GPU needed.
 #     gpu    spec = ./run options; `run --variant exercise <spec>` must exit 0 with
 #            "0 failed, 0 skipped" (a refused case counts as failed).
-#     speed  spec = "T <./run options>": `run --variant default,exercise <options>`, which
-#            checks both and times both in the same run; full points when the exercise runs at
-#            >= T% of the lesson's kernel speed (worst case over the rows), half at >= T/2 %.
+#     speed  spec = "T BASE <./run options>": `run --variant BASE,exercise <options>`, which
+#            checks both and times both in the same run; BASE is one of the lesson's variants
+#            (`default`: its first). Full points when the exercise runs at >= T% of BASE's
+#            speed (the worst case over the rows), half at >= T/2 %.
 # Each GPU check runs under `timeout` (GRADE_TIMEOUT seconds, default 300): a kernel that hangs
 # loses that check, and the GPU checks after it are not run (they would hang too). A wrong answer or a fault loses the check's points
 # with one line saying why; the grader itself never stops on them.
@@ -173,11 +174,12 @@ for n in "${!ids[@]}"; do
             gpu_check "$log" --variant exercise $spec
             [ $st = ok ] && { got=$p; status=pass; } || { status=fail; detail=$why; }
         else
-            thr=${spec%% *} opts=${spec#* }
-            case "$thr" in ''|*[!0-9]*) die "$rubric: speed spec must start with a percentage: $spec" ;; esac
+            read -r thr base opts <<< "$spec"
+            case "$thr" in ''|*[!0-9]*) die "$rubric: speed spec must be 'T BASE options': $spec" ;; esac
+            [ -n "$base" ] || die "$rubric: speed spec must be 'T BASE options': $spec"
             rm -f "$log.csv"
             # shellcheck disable=SC2086
-            gpu_check "$log" --variant default,exercise $opts --csv "$log.csv"
+            gpu_check "$log" --variant "$base,exercise" $opts --csv "$log.csv"
             if [ $st != ok ] && [ ! -s "$log.csv" ]; then detail="not timed: $why"
             else
                 # pair each exercise row with the lesson's row of the same case (columns found
@@ -203,7 +205,7 @@ for n in "${!ids[@]}"; do
                     if awk -v a="$pct" -v t="$thr" 'BEGIN { exit !(a >= t) }'; then got=$p; status=pass
                     elif awk -v a="$pct" -v t="$thr" 'BEGIN { exit !(a >= t / 2) }'; then got=$((p / 2)); status=partial
                     fi
-                    detail="$pct% of the lesson's kernel at $3 (exercise $4 ms, $5 $6 ms); full points at >= $thr%, half at >= $((thr / 2))%"
+                    detail="$pct% of $5's speed at $3 (exercise $4 ms, $5 $6 ms); full points at >= $thr%, half at >= $((thr / 2))%"
                 fi
             fi
         fi
