@@ -6,6 +6,11 @@
 #             on small odd sizes                                          -> $OUT/sanitize.txt
 #   ncu       Nsight Compute shared-memory bank conflicts of 05 and 06    -> $OUT/ncu.txt
 #   bench     scripts/bench.sh (make bench's sweep)   -> $OUT/bench.csv, $OUT/bench_probe.csv
+#   grade     the assignments: every staff solution must score 100, every untouched skeleton
+#             less (with a clean exit), every deliberately wrong solution must lose correctness
+#             points (tests/grade/grade_all.sh --check)  -> $OUT/grade.txt (the score table last)
+#             needs `make grade-build` on the CPU machine (binaries + Criterion's libraries in
+#             build/grade/lib, for a machine without Criterion)
 # Full logs (and nvidia-smi, env) go to $OUT/logs_<steps>.tar.gz (the device tool returns at
 # most 8 files).
 # The binaries are built on the CPU machine (make all) and travel in build/ (carry it).
@@ -90,6 +95,16 @@ for s in $STEPS; do
         BUILD=$BUILD BENCH_CSV="$OUT/bench.csv" PROBE_CSV="$OUT/bench_probe.csv" bash scripts/bench.sh $LESSONS > "$OUT/bench.txt" 2>&1
         rc=$?; tail -n 30 "$OUT/bench.txt"
         [ $rc = 0 ] && step_ok bench || step_fail bench "see bench.txt" ;;
+    grade)
+        ex_lessons=$(ls lessons/*/exercise/rubric.txt 2>/dev/null | sed 's|lessons/\([^/]*\)/.*|\1|' | tr '\n' ' ')
+        BUILD=$BUILD GRADE_TIMEOUT=${GRADE_TIMEOUT:-120} bash tests/grade/grade_all.sh --check \
+            --tags "solution exercise wrong" $ex_lessons > "$OUT/grade.txt" 2>&1
+        rc=$?
+        mkdir -p "$LOGS/grade"
+        (cd "$BUILD/grade" && find . -name '*.json' -o -name '*.log' -o -name '*.tap' -o -name '*.csv' | tar -cf - -T -) |
+            tar -xf - -C "$LOGS/grade" 2>/dev/null
+        sed -n '/^== grades/,$p' "$OUT/grade.txt"
+        [ $rc = 0 ] && step_ok grade || step_fail grade "see grade.txt" ;;
     *) step_fail "$s" "unknown step" ;;
     esac
     echo "== step $s took $(( $(date +%s) - t0 )) s"

@@ -47,10 +47,10 @@ die() { echo "grade $lesson: $*" >&2; exit 2; }
 [ -f "$rubric" ] || die "no rubric $rubric"
 mkdir -p "$report" || die "cannot create $report"
 T=${GRADE_TIMEOUT:-300}
-here=$(cd "$(dirname "$0")" && pwd)
 # Criterion and the libraries it needs, copied by `make grade-bundle` for machines without them
-[ -d "$here/../../${BUILD:-build}/grade/lib" ] &&
-    export LD_LIBRARY_PATH="$(cd "$here/../../${BUILD:-build}/grade/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# (the CPU grader alone runs with them)
+cpu_libs=
+[ -d "${BUILD:-build}/grade/lib" ] && cpu_libs=$(cd "${BUILD:-build}/grade/lib" && pwd)
 tmo() { if command -v timeout >/dev/null 2>&1; then timeout -k 10 "$T" "$@"; else "$@"; fi; }
 
 # ---- the rubric --------------------------------------------------------------------------
@@ -79,7 +79,8 @@ if [ $need_cpu = 1 ]; then
         cpu_problem="the CPU grader ${cpu:-(none)} is not built"
     else
         rm -f "$report/cpu.tap"
-        tmo "$cpu" --jobs 2 --timeout 60 --ascii --tap="$report/cpu.tap" > "$report/cpu.log" 2>&1
+        LD_LIBRARY_PATH="${cpu_libs}${cpu_libs:+${LD_LIBRARY_PATH:+:}}${LD_LIBRARY_PATH:-}" \
+            tmo "$cpu" --jobs 2 --timeout 60 --ascii --tap="$report/cpu.tap" > "$report/cpu.log" 2>&1
         rc=$?
         if [ ! -s "$report/cpu.tap" ]; then
             cpu_problem="the CPU grader did not run (exit $rc): $(grep -m1 -v '^$' "$report/cpu.log")"
