@@ -48,13 +48,13 @@ $(GRADE_PROBE): tests/grade/gpu_probe.c
 # $(5) the source's name in the report
 define GRADE_BUILD
 $(BUILD)/grade/$(1)/$(2)/cpu: tests/test_exercise_$(call EX_NN,$(1)).c $(4) $(wildcard lessons/$(1)/exercise/*.h lessons/$(1)/*.h) common/layout.h common/layout_print.h $(BUILD)/common/layout_print.o
-	@mkdir -p $$(@D)
+	@mkdir -p $$(@D) && rm -f $$@
 	@echo "building the CPU grader of $(1) with $(3)"
 	@$(CC) $(CFLAGS_C) -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) $$< $(addprefix $(3)/,$(filter %.c,$(call EX_FILES,$(1)))) $(BUILD)/common/layout_print.o -o $$@ $$(CRITERION_LIBS) -lm 2> $$@.build.log || { cat $$@.build.log; exit 1; }
 	@cat $$@.build.log
 
 $(BUILD)/grade/$(1)/$(2)/kernel.o: $(4) $(wildcard lessons/$(1)/exercise/*.h lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h) tests/grade/exercise.h
-	@mkdir -p $$(@D)
+	@mkdir -p $$(@D) && rm -f $$@ $$(@D)/run
 	@echo "compiling $(3)/kernel.cu for $(foreach a,$(ARCH),sm_$(a)) ..."
 	@$(NVCC) $(NVCCFLAGS) -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) -Itests/grade -c $(3)/kernel.cu -o $$@ 2> $$@.build.log || { cat $$@.build.log; exit 1; }
 	@cat $$@.build.log
@@ -62,7 +62,10 @@ $(BUILD)/grade/$(1)/$(2)/kernel.o: $(4) $(wildcard lessons/$(1)/exercise/*.h les
 $(BUILD)/grade/$(1)/$(2)/run: $(BUILD)/$(1)/gemm.o $(BUILD)/grade/$(1)/$(2)/kernel.o $(GRADE_WRAP) $(HARNESS_OBJS)
 	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS) -Xlinker --wrap=harness_main
 
-grade-$(1)-$(2): $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),$(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),$(BUILD)/grade/$(1)/$(2)/run) $(GRADE_PROBE)
+# A part that does not compile scores 0 for its checks (grade.sh says so); the grade goes on.
+grade-$(1)-$(2): $(GRADE_PROBE)
+	@$(MAKE) --no-print-directory -k $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),$(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),$(BUILD)/grade/$(1)/$(2)/run) || \
+	  echo "grade $(1): a part of $(5) does not build (the messages are above); its checks score 0"
 	@BUILD=$(BUILD) bash tests/grade/grade.sh --lesson $(1) --rubric lessons/$(1)/exercise/rubric.txt --src "$(5)" --report $(BUILD)/grade/$(1)/$(2) $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),--cpu $(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),--run $(BUILD)/grade/$(1)/$(2)/run) --probe $(GRADE_PROBE)
 
 GRADE_TARGETS_$(2) += $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),$(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),$(BUILD)/grade/$(1)/$(2)/run)

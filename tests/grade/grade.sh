@@ -71,19 +71,21 @@ done < "$rubric"
 
 # ---- the CPU part: one Criterion run, results from its TAP report ------------------------
 declare -A tap_status tap_reason
-cpu_problem=
+cpu_problem= grader_error=0
 need_cpu=0
 for k in "${kinds[@]}"; do [ "$k" = cpu ] && need_cpu=1; done
 if [ $need_cpu = 1 ]; then
-    if [ -z "$cpu" ] || [ ! -x "$cpu" ]; then
-        cpu_problem="the CPU grader ${cpu:-(none)} is not built"
+    if [ -z "$cpu" ]; then
+        cpu_problem="no CPU grader given (--cpu)"; grader_error=1
+    elif [ ! -x "$cpu" ]; then
+        cpu_problem="does not build: see $cpu.build.log"
     else
         rm -f "$report/cpu.tap"
         LD_LIBRARY_PATH="${cpu_libs}${cpu_libs:+${LD_LIBRARY_PATH:+:}}${LD_LIBRARY_PATH:-}" \
             tmo "$cpu" --jobs 2 --timeout 60 --ascii --tap="$report/cpu.tap" > "$report/cpu.log" 2>&1
         rc=$?
         if [ ! -s "$report/cpu.tap" ]; then
-            cpu_problem="the CPU grader did not run (exit $rc): $(grep -m1 -v '^$' "$report/cpu.log")"
+            cpu_problem="the CPU grader did not run (exit $rc): $(grep -m1 -v '^$' "$report/cpu.log")"; grader_error=1
         else
             # "ok - suite::name (0.00s)" / "not ok - suite::name <why>", then for a failed
             # assertion a YAML block with "Assertion failed: <message>"
@@ -110,10 +112,11 @@ fi
 # ---- the GPU part --------------------------------------------------------------------------
 need_gpu=0
 for k in "${kinds[@]}"; do [ "$k" != cpu ] && need_gpu=1; done
-gpu_run=0 gpu_why= device=
+gpu_run=0 gpu_why= device= run_problem=
 if [ $need_gpu = 1 ]; then
     if [ -n "${GRADE_NO_GPU:-}" ]; then gpu_why="GRADE_NO_GPU is set"
-    elif [ -z "$run" ] || [ ! -x "$run" ]; then die "the graded binary ${run:-(none)} is not built"
+    elif [ -z "$run" ]; then die "the rubric has GPU checks but no graded binary was given (--run)"
+    elif [ ! -x "$run" ]; then run_problem="does not build: see $(dirname "$run")/kernel.o.build.log"; gpu_run=1
     elif [ -n "$probe" ] && [ -x "$probe" ]; then
         device=$(tmo "$probe" 2>&1) && gpu_run=1 || { gpu_why=$device; device=; }
     else gpu_run=1
@@ -142,7 +145,7 @@ gpu_check() { # log args...
 }
 
 # ---- grade every check -----------------------------------------------------------------------
-score=0 lost=0 cpu_pts=0 cpu_max=0 gpu_max=0 grader_error=0 hung=
+score=0 lost=0 cpu_pts=0 cpu_max=0 gpu_max=0 hung=
 results=()  # id \t kind \t got \t max \t status \t detail
 echo "grade $lesson: ${src:-?}${device:+ on $device}"
 for n in "${!ids[@]}"; do
@@ -150,7 +153,7 @@ for n in "${!ids[@]}"; do
     got=0 status=fail detail=
     if [ "$k" = cpu ]; then
         cpu_max=$((cpu_max + p))
-        if [ -n "$cpu_problem" ]; then detail=$cpu_problem; grader_error=1; status=error
+        if [ -n "$cpu_problem" ]; then detail=$cpu_problem; status=fail
         else
             status=pass
             for t in $spec; do
@@ -163,6 +166,12 @@ for n in "${!ids[@]}"; do
     else
         gpu_max=$((gpu_max + p))
         if [ $gpu_run = 0 ]; then results+=("$id	$k	0	$p	not_run	$gpu_why"); continue; fi
+        if [ -n "$run_problem" ]; then
+            detail=$run_problem; lost=1
+            results+=("$id	$k	0	$p	fail	$detail")
+            printf '  [%3d/%3d] %-5s %-44s -- %s\n' 0 "$p" "$k" "$title" "$detail"
+            continue
+        fi
         if [ -n "$hung" ]; then
             detail="not run: the kernel timed out in check $hung"; lost=1
             results+=("$id	$k	0	$p	fail	$detail")
