@@ -46,10 +46,13 @@
 #define EX04_NV4 (EX04_BLK_X * EX04_BLK_K / EX04_NTHR)       /* 4-byte copies per thread: 4 */
 #define EX04_NV16 (EX04_BLK_X * EX04_BLK_K / 4 / EX04_NTHR)  /* 16-byte copies per thread: 1 */
 
-/* (x,k) of tile index i = x + BLK_X * k. */
+/* (x,k) of tile index i = x + BLK_X * k (0 <= i < BLK_X * BLK_K). Unsigned 32-bit on purpose:
+ * lay_off is a signed 64-bit value, whose division by 128 costs a dozen instructions where
+ * an unsigned int's costs one shift. */
 EX04_INLINE void ex04_tile_xk(lay_off i, int *x, int *k) {
-    *x = (int)(i % EX04_BLK_X);
-    *k = (int)(i / EX04_BLK_X);
+    const unsigned u = (unsigned)i;
+    *x = (int)(u % EX04_BLK_X);
+    *k = (int)(u / EX04_BLK_X);
 }
 
 /* Offset in floats of (x,k) in a transposed smem tile. */
@@ -72,7 +75,7 @@ EX04_INLINE lay_layout ex04_tv_4byte(int kmajor) {
      *   Tile index x + 128 k = 128 t0 + t1 + 32 v:  (8,32,4):(128,1,32).
      * x-major: the thread index walks x: tile index t + 256 v = t0 + 8 t1 + 256 v:
      *   (8,32,4):(1,8,256), x = t % 128: 32 contiguous floats per warp, 32 banks. */
-    return kmajor ? lay_l3(8, 32, 4, 128, 1, 32) : lay_l3(8, 32, 4, 1, 8, 256);
+    return lay_l3(8, 32, 4, kmajor ? 128 : 1, kmajor ? 1 : 8, kmajor ? 32 : 256);
 }
 
 /* TODO 1b. The TV layout of the 16-byte copy (4 floats along x per cp.async, EX04_NV16 value

@@ -2,9 +2,10 @@
  *
  * Staff solution. GEMM-COURSE-SOLUTION (make handout leaves solutions/ out)
  *
- * YOU WRITE ex04_copy_tile (TODO 2: the predicated copy of one k_tile of one operand, with
- * cp.async, through your TV layouts of copy.h) and the main loop of ex04_body (TODO 3: the
- * double-buffered pipeline). Given: the CTA raster, the compute partition and the gemm of one
+ * YOU WRITE the copy of one operand (TODO 2a: ex04_copy_prep, the plan of this thread's copies
+ * from your TV layouts of copy.h, once per CTA; TODO 2b: ex04_copy_tile, the predicated
+ * cp.async copy of one k_tile) and the main loop of ex04_body (TODO 3: the double-buffered
+ * pipeline). Given: the CTA raster, the compute partition and the gemm of one
  * stage, the epilogue, the launch and the harness descriptor.
  *
  * The problem (common/harness.h): C = alpha * A * B^T + beta * C with A (M,K), B (N,K),
@@ -35,63 +36,91 @@
 #define EX04_WARP_N 64
 #define EX04_GROUP_M 8 /* CTA raster: groups of 8 tile rows */
 
-/* TODO 2. Copy one k_tile of one operand into the smem stage sX with cp.async (common/ptx.h:
- * ptx_cp_async_cg16 for 16 bytes, ptx_cp_async_ca4 for 4, both in the "src-size" form;
- * ptx_smem_u32 makes the shared address).
+/* The copy plan of one operand for this thread: which copies it makes and where, computed once
+ * per CTA (ex04_copy_prep) and used for every k_tile (ex04_copy_tile), so that the k loop
+ * spends its instructions on copies and FMAs, not on index arithmetic. Entry v is copy v of
+ * this thread (v < EX04_NV4 for 4-byte copies, v < EX04_NV16 for 16-byte ones). */
+typedef struct {
+    int soff[EX04_NV4];  /* smem offset (floats) of the copy's first element in a stage */
+    int goff[EX04_NV4];  /* gmem offset (floats) of that element from the tile's origin */
+    int bytes[EX04_NV4]; /* how many of the copy's bytes exist, when every k of the tile does */
+    int k[EX04_NV4];     /* the copy's k in the tile (the last k_tile tests it) */
+} ex04_plan;
+
+/* TODO 2a. Fill this thread's plan for one operand, once per CTA.
  *   vec      1: 16-byte copies through ex04_tv_16byte (x-major operand, ld and base allow it)
  *            0: 4-byte copies through ex04_tv_4byte(kmajor)
  *   kmajor   1 when k is the operand's contiguous mode
- *   check_k  0 promises that every k of this tile exists (k_rem >= BLK_K: any k_tile but the
- *            last), so a test on k can fold away; 1 for the last k_tile
  *   tid      this thread (0..255)
- *   gX       element (0,0) of this k_tile of the CTA's tile (always inside the operand)
- *   sx, sk   element strides of x and k in gmem: element (x,k) of the tile is gX[x*sx + k*sk]
+ *   sx, sk   element strides of x and k in gmem: element (x,k) of a tile is at offset
+ *            x*sx + k*sk from the tile's origin (offsets inside a tile fit in an int: the
+ *            launch refuses ld >= 2^22)
  *   x_rem    how many x of the tile exist (M - m0 for A, N - n0 for B; may exceed BLK_X)
- *   k_rem    how many k of the tile exist (may exceed BLK_K)
- *   sX       the smem stage: element (x,k) at sX[ex04_smem_offset(x, k)]
- * Predication: the part of a copy that lies outside the operand must be zero-filled, never
- * read: give cp.async how many bytes exist (0..16, or 0..4) and an address it may read from.
- * Offsets inside one tile fit in an int (the launch refuses ld >= 2^22). */
-EX04_DEV void ex04_copy_tile(const int vec, const int kmajor, const int check_k, int tid,
-                             const float *gX, int sx, int sk, int x_rem, int k_rem, float *sX) {
-    if (vec) { /* 4 floats along x (sx == 1): as many bytes as exist, the rest zero-filled */
+ * Copy v of thread tid starts at the tile index lay_crd2idx(tv, tid + EX04_NTHR * v) of your
+ * TV layout tv; ex04_tile_xk and ex04_smem_offset give (x,k) and its smem offset. A copy whose
+ * x lie partly or wholly outside the operand has fewer (or no) bytes that exist. */
+EX04_DEV void ex04_copy_prep(ex04_plan *pl, const int vec, const int kmajor, int tid, int sx,
+                             int sk, int x_rem) {
+    if (vec) { /* 4 floats along x */
         const lay_layout tv = ex04_tv_16byte();
 #pragma unroll
         for (int v = 0; v < EX04_NV16; ++v) {
             int x, k;
             ex04_tile_xk(lay_crd2idx(tv, tid + EX04_NTHR * v), &x, &k);
-            const int n = (check_k && k >= k_rem) ? 0 : max(0, min(4, x_rem - x));
-            const float *src = n > 0 ? gX + (x + k * sk) : gX; /* a valid, aligned address */
-            ptx_cp_async_cg16(ptx_smem_u32(sX + ex04_smem_offset(x, k)), src, 4 * n);
+            pl->soff[v] = ex04_smem_offset(x, k);
+            pl->goff[v] = x * sx + k * sk;
+            pl->bytes[v] = 4 * max(0, min(4, x_rem - x)); /* the floats of the vector inside */
+            pl->k[v] = k;
         }
-    } else { /* one float, transposed into smem when the operand is K-major */
+    } else { /* one float */
         const lay_layout tv = ex04_tv_4byte(kmajor);
 #pragma unroll
         for (int v = 0; v < EX04_NV4; ++v) {
             int x, k;
             ex04_tile_xk(lay_crd2idx(tv, tid + EX04_NTHR * v), &x, &k);
-            const int in = x < x_rem && (!check_k || k < k_rem);
-            const float *src = in ? gX + (x * sx + k * sk) : gX;
-            ptx_cp_async_ca4(ptx_smem_u32(sX + ex04_smem_offset(x, k)), src, in ? 4 : 0);
+            pl->soff[v] = ex04_smem_offset(x, k);
+            pl->goff[v] = x < x_rem ? x * sx + k * sk : 0; /* 0: the origin, valid, aligned */
+            pl->bytes[v] = x < x_rem ? 4 : 0;
+            pl->k[v] = k;
         }
+    }
+}
+
+/* TODO 2b. Issue this thread's copies of one k_tile of one operand into the smem stage sX, with
+ * cp.async (common/ptx.h: ptx_cp_async_cg16 for 16 bytes, ptx_cp_async_ca4 for 4, both in
+ * the "src-size" form; ptx_smem_u32 makes the shared address), from the plan.
+ *   check_k  0 promises that every k of this tile exists (any k_tile but the last), so the
+ *            test on k folds away; 1 for the last k_tile, where k_rem may be below BLK_K
+ *   gX       element (0,0) of this k_tile of the CTA's tile (always inside the operand)
+ *   k_rem    how many k of the tile exist (may exceed BLK_K)
+ * Predication: the part of a copy that lies outside the operand is zero-filled, never read:
+ * cp.async gets the number of bytes that exist (0..16, or 0..4) and an address it may read. */
+EX04_DEV void ex04_copy_tile(const ex04_plan *pl, const int vec, const int check_k,
+                             const float *gX, int k_rem, float *sX) {
+#pragma unroll
+    for (int v = 0; v < (vec ? EX04_NV16 : EX04_NV4); ++v) {
+        const int bytes = (check_k && pl->k[v] >= k_rem) ? 0 : pl->bytes[v];
+        const float *src = bytes ? gX + pl->goff[v] : gX; /* with 0 bytes: a valid address */
+        const uint32_t dst = ptx_smem_u32(sX + pl->soff[v]);
+        if (vec) ptx_cp_async_cg16(dst, src, bytes);
+        else ptx_cp_async_ca4(dst, src, bytes);
     }
 }
 
 /* GIVEN. Copies k_tile t of A and of B into smem stage s (asynchronously: the copies are in
  * flight until a commit_group + wait_group covers them). */
-EX04_DEV void ex04_copy_AB(const int a_vec, const int b_vec, int a_kmajor, int b_kmajor, int tid,
-                           int t, int k_tiles, const float *gA, int a_sx, int a_sk, int m_rem,
-                           const float *gB, int b_sx, int b_sk, int n_rem, int K, float *sA,
-                           float *sB) {
+EX04_DEV void ex04_copy_AB(const ex04_plan *pA, const ex04_plan *pB, const int a_vec,
+                           const int b_vec, int t, int k_tiles, const float *gA, int a_sk,
+                           const float *gB, int b_sk, int K, float *sA, float *sB) {
     const float *gA_t = gA + (long long)t * EX04_BLK_K * a_sk; /* (BLK_M,BLK_K) */
     const float *gB_t = gB + (long long)t * EX04_BLK_K * b_sk; /* (BLK_N,BLK_K) */
     const int k_rem = K - t * EX04_BLK_K;
     if (t + 1 < k_tiles) { /* a full k_tile */
-        ex04_copy_tile(a_vec, a_kmajor, 0, tid, gA_t, a_sx, a_sk, m_rem, k_rem, sA);
-        ex04_copy_tile(b_vec, b_kmajor, 0, tid, gB_t, b_sx, b_sk, n_rem, k_rem, sB);
+        ex04_copy_tile(pA, a_vec, 0, gA_t, k_rem, sA);
+        ex04_copy_tile(pB, b_vec, 0, gB_t, k_rem, sB);
     } else {               /* the last k_tile, maybe partial */
-        ex04_copy_tile(a_vec, a_kmajor, 1, tid, gA_t, a_sx, a_sk, m_rem, k_rem, sA);
-        ex04_copy_tile(b_vec, b_kmajor, 1, tid, gB_t, b_sx, b_sk, n_rem, k_rem, sB);
+        ex04_copy_tile(pA, a_vec, 1, gA_t, k_rem, sA);
+        ex04_copy_tile(pB, b_vec, 1, gB_t, k_rem, sB);
     }
 }
 
@@ -180,9 +209,13 @@ EX04_DEV void ex04_body(const int a_vec, const int b_vec, int M, int N, int K, f
 
     const int k_tiles = (K + EX04_BLK_K - 1) / EX04_BLK_K;
 
+    /* the copy plans of A and B (your ex04_copy_prep), once per CTA */
+    ex04_plan pA = {}, pB = {};
+    ex04_copy_prep(&pA, a_vec, a_kmajor, tid, a_sx, a_sk, m_rem);
+    ex04_copy_prep(&pB, b_vec, b_kmajor, tid, b_sx, b_sk, n_rem);
+
     /* The pipeline's prologue (given): k_tile 0 into stage 0; its group is group 0. */
-    ex04_copy_AB(a_vec, b_vec, a_kmajor, b_kmajor, tid, 0, k_tiles, gA, a_sx, a_sk, m_rem, gB,
-                 b_sx, b_sk, n_rem, K, sA[0], sB[0]);
+    ex04_copy_AB(&pA, &pB, a_vec, b_vec, 0, k_tiles, gA, a_sk, gB, b_sk, K, sA[0], sB[0]);
     ptx_cp_async_commit();
 
     /* 3. The double-buffered loop: k_tile t+1 is copied while k_tile t is multiplied. */
@@ -193,8 +226,8 @@ EX04_DEV void ex04_body(const int a_vec, const int b_vec, int M, int N, int K, f
          * and every thread has finished the gemm of k_tile t-1, whose stage is written next */
         __syncthreads();
         if (t + 1 < k_tiles)
-            ex04_copy_AB(a_vec, b_vec, a_kmajor, b_kmajor, tid, t + 1, k_tiles, gA, a_sx, a_sk,
-                         m_rem, gB, b_sx, b_sk, n_rem, K, sA[(t + 1) & 1], sB[(t + 1) & 1]);
+            ex04_copy_AB(&pA, &pB, a_vec, b_vec, t + 1, k_tiles, gA, a_sk, gB, b_sk, K,
+                         sA[(t + 1) & 1], sB[(t + 1) & 1]);
         ptx_cp_async_commit(); /* always: group t+1 = k_tile t+1 (maybe empty) */
         ex04_gemm_stage(sA[t & 1], sB[t & 1], tCsA, tCsB, tCrC); /* overlaps the copy */
     }
