@@ -47,6 +47,7 @@ for l in "${lessons[@]}"; do
         [ -x "$BUILD/grade/gpu_probe" ] && args+=(--probe "$BUILD/grade/gpu_probe")
         if [ $built = 0 ]; then
             [ "$tag" = wrong ] && [ ! -f "solutions/$l/wrong.patch" ] && continue
+            [ "$tag" = solution ] && [ ! -d "solutions/$l" ] && continue   # a handout has none
             rows+=("$(printf '%-12s %-9s %5s %7s %7s %4s  %s' "$l" "$tag" - - - - "not built")")
             bad=1; any_lost=1
             continue
