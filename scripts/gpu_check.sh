@@ -16,6 +16,11 @@
 #             speed of light, issue slots, occupancy, the largest stall reasons -> $OUT/stalls.txt
 #   cases_memcheck  every line of each lesson's gpu_cases.txt under compute-sanitizer memcheck
 #                                                                             -> $OUT/cases_memcheck.txt
+#   grade     the assignments: every staff solution must score 100, every untouched skeleton
+#             less (with a clean exit), every deliberately wrong solution must lose correctness
+#             points (tests/grade/grade_all.sh --check)  -> $OUT/grade.txt (the score table last)
+#             needs `make grade-build` on the CPU machine (binaries + Criterion's libraries in
+#             build/grade/lib, for a machine without Criterion)
 # Full logs (and nvidia-smi, env) go to one archive, $OUT/logs_<steps>.tar.gz, so that a run
 # leaves few files to copy back.
 # The binaries are built on the CPU machine (make all) and travel in build/ (carry it).
@@ -174,6 +179,16 @@ for s in $STEPS; do
         done
         grep -q "^memcheck FAIL" "$OUT/cases_memcheck.txt" && bad=1
         [ $bad = 0 ] && step_ok cases_memcheck || step_fail cases_memcheck "see logs/cases_memcheck.log" ;;
+    grade)
+        ex_lessons=$(ls lessons/*/exercise/rubric.txt 2>/dev/null | sed 's|lessons/\([^/]*\)/.*|\1|' | tr '\n' ' ')
+        BUILD=$BUILD GRADE_TIMEOUT=${GRADE_TIMEOUT:-120} bash tests/grade/grade_all.sh --check \
+            --tags "solution exercise wrong" $ex_lessons > "$OUT/grade.txt" 2>&1
+        rc=$?
+        mkdir -p "$LOGS/grade"
+        (cd "$BUILD/grade" && find . -name '*.json' -o -name '*.log' -o -name '*.tap' -o -name '*.csv' | tar -cf - -T -) |
+            tar -xf - -C "$LOGS/grade" 2>/dev/null
+        sed -n '/^== grades/,$p' "$OUT/grade.txt"
+        [ $rc = 0 ] && step_ok grade || step_fail grade "see grade.txt" ;;
     *) step_fail "$s" "unknown step" ;;
     esac
     echo "== step $s took $(( $(date +%s) - t0 )) s"

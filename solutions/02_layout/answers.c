@@ -1,8 +1,6 @@
-/* solution/answers.c - lesson 02 assignment: the reference solution, FOR COURSE STAFF.
- * `make test` grades it (build/tests/test_exercise_02), which checks the grader and the
- * library against answers worked out by hand. Do not hand it out with the exercise: remove
- * lessons/02_layout/exercise/solution/ from the students' copy (the skeleton, README and
- * grader do not need it; `make test` then skips nothing else, see tests/exercise.mk).
+/* solutions/02_layout/answers.c - lesson 02 assignment: the staff solution.
+ * GEMM-COURSE-SOLUTION (the marker `make handout` checks: no file of the handout carries it)
+ * `make grade-solutions` grades it; `make handout` leaves solutions/ out.
  * Each answer with its working, as the README asks the student to do it.
  */
 #include "answers.h"
