@@ -5,7 +5,7 @@ lines <!-- lessons:begin --> and <!-- lessons:end -->, from the tree itself:
   - every folder lessons/NN_name with a gemm.cu is a lesson, in the order of NN;
   - its idea is the title of its README.md (the text after the dash of "# Lesson NN — ...");
   - its precision comes from the element types its gemm.cu names (GEMM_FP32/FP16/BF16);
-  - what runs without a GPU: an assignment (exercise/answers.c: `make gradeNN`) and the CPU
+  - what runs without a GPU: an assignment (exercise/rubric.txt: `make gradeNN`) and the CPU
     tools its lesson.mk builds (rules for $(BUILD)/tools/NAME);
   - the measured column: the lesson's default variant at 4096^3 in the committed bench CSV
     (the selection of plots/plotdata.py, the same as the charts and the results table).
@@ -85,7 +85,7 @@ def gpu_need(d):
 def cpu_side(nn, d, root):
     """What of the lesson runs without a GPU, as README cells."""
     items = []
-    if os.path.exists(os.path.join(d, "exercise", "answers.c")):
+    if os.path.exists(os.path.join(d, "exercise", "rubric.txt")):
         rel = os.path.relpath(os.path.join(d, "exercise"), root).replace(os.sep, "/")
         items.append("[assignment](%s/): `make grade%s`" % (rel, nn))
     mk = os.path.join(d, "lesson.mk")

@@ -101,7 +101,7 @@ fake=$tmp/fake
 mkdir -p "$fake/lessons/01_first/exercise" "$fake/lessons/07_epilogue" "$fake/lessons/03_third"
 printf '# Lesson 01 — the first idea\n' > "$fake/lessons/01_first/README.md"
 printf 'static unsigned d = GEMM_DT_BIT(GEMM_FP32);\n' > "$fake/lessons/01_first/gemm.cu"
-: > "$fake/lessons/01_first/exercise/answers.c"
+: > "$fake/lessons/01_first/exercise/rubric.txt"
 printf '$(BUILD)/tools/counter: x.c\n' > "$fake/lessons/01_first/lesson.mk"
 printf '# Lesson 07 — fused epilogues\n' > "$fake/lessons/07_epilogue/README.md"
 printf 'GEMM_FP16 GEMM_BF16 wgmma\n' > "$fake/lessons/07_epilogue/gemm.cu"
