@@ -65,8 +65,11 @@ EX04_INLINE int ex04_smem_offset(int x, int k) { return k * EX04_PITCH + x; }
  *   - the 32 lanes of a warp, at one value v, read as few 32-byte sectors of global memory as
  *     32 floats can take: they must walk the operand's CONTIGUOUS mode (k when K-major);
  *   - their 32 stores into the transposed smem tile hit 32 different banks.
- * Make the two layouts differ in their strides only, not in their shapes: the kernel picks
- * kmajor at run time, and a layout whose structure is fixed folds to plain index arithmetic.
+ * Make the two layouts differ in their strides only, not in their shapes, and write them as
+ * ONE lay_l3 (or lay_l2) call whose strides depend on kmajor: the kernel picks kmajor at run
+ * time, and a layout whose structure is fixed folds to plain index arithmetic. (A choice
+ * between two whole layouts, kmajor ? lay_l3(...) : lay_l3(...), is just as correct, but
+ * nvcc then keeps the layout structs at run time: a k loop twice as long.)
  * Tile index = x + 128 k; a warp reads 4 rows x 8 k when K-major. */
 EX04_INLINE lay_layout ex04_tv_4byte(int kmajor) {
     /* Thread t = t0 + 8 t1 (t0 < 8, t1 < 32), value v < 4.

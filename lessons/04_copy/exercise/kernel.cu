@@ -3,8 +3,8 @@
  * YOU WRITE the copy of one operand (TODO 2a: ex04_copy_prep, the plan of this thread's copies
  * from your TV layouts of copy.h, once per CTA; TODO 2b: ex04_copy_tile, the predicated
  * cp.async copy of one k_tile) and the main loop of ex04_body (TODO 3: the double-buffered
- * pipeline). Given: the CTA raster, the compute partition and the gemm of one
- * stage, the epilogue, the launch and the harness descriptor.
+ * pipeline). Given: the CTA raster, the compute partition and the gemm of one stage, the
+ * epilogue, the launch and the harness descriptor.
  *
  * The problem (common/harness.h): C = alpha * A * B^T + beta * C with A (M,K), B (N,K),
  * C (M,N) row-major. Every operand order, any M, N, K >= 1, any leading dimension and base
