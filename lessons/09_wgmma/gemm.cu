@@ -68,7 +68,7 @@ typedef struct kargs {
     uint16_t *C;                  /* (M,N) row-major, ldc */
     long long ldc;
     int c_pairs;                  /* ldc even and C 4-byte aligned: two columns per store */
-    int c_tma;                    /* ldc % 8 == 0 and C 16-byte aligned: TMA stores of C */
+    int c_tma;                    /* N, ldc multiples of 8, C 16-byte aligned: TMA stores of C */
 } kargs;
 
 /* ---- one configuration ---------------------------------------------------------------------
@@ -464,7 +464,9 @@ template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaSt
     a.alpha = p->alpha; a.beta = p->beta;
     a.C = (uint16_t *)p->C; a.ldc = p->ldc;
     a.c_pairs = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
-    a.c_tma = CFG::EPI_TMA && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
+    /* N % 8 too: at N = 129 the H200's clipped TMA store wrote the whole 16-byte chunk that
+     * holds column 128, i.e. columns 129..135 of C's padding (run 09-6) */
+    a.c_tma = CFG::EPI_TMA && p->n % 8 == 0 && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
     if (a.tiles_m == 0 || a.tiles_n == 0) return cudaSuccess; /* empty C: nothing to do */
     CUtensorMap tmA, tmB, tmC;
     memset(&tmC, 0, sizeof tmC);
