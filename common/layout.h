@@ -986,9 +986,14 @@ LAY_HD static inline void lay__sorted(const lay_layout *L, long long *d, long lo
 /* lay_complement: the layout C (CuTe's complement(A, M)) of the offsets "between and after"
  * A's image: (A, C) is injective and C covers up to cotarget M (its last mode is
  * ceil(M / (largest stride*shape))). Result coalesced. Stride-0 and size-1 leaves of A are
- * ignored. Errors: LAY_E_DIVIDE when A's sorted strides do not chain (A overlaps itself or
- * leaves a gap that is not a multiple), LAY_E_ARG for M < 1, LAY_E_STRIDE, LAY_E_INVALID.
- *   e.g. complement(4:2, 24) -> (2,3):(1,8); complement((2,2):(1,6), 24) -> (3,2):(2,12) */
+ * ignored. CuTe's rule: walking A's leaves in stride order with `current` = span so far
+ * (shape*stride of the previous leaf, 1 at the start), each leaf adds the mode
+ * (stride / current rounded down) : current; strides need not divide. Only overlapping modes
+ * are refused: a stride below `current` means A's modes overlap (A is not injective, or its
+ * modes interleave), LAY_E_NOINV. Other errors: LAY_E_ARG for M < 1, LAY_E_STRIDE,
+ * LAY_E_INVALID, LAY_E_LIMIT.
+ *   e.g. complement(4:2, 24) -> (2,3):(1,8); complement((2,2):(1,6), 24) -> (3,2):(2,12);
+ *        complement((2,3):(1,5), 30) -> (2,2):(2,15); complement((2,3):(3,2), 24) fails */
 LAY_HD static inline LAY_MUST_CHECK int lay_complement(lay_layout *out, lay_layout A, long long M) {
   if (!out) return LAY_E_ARG;
   if (!lay_valid(A)) return lay__fail(out, LAY_E_INVALID);
@@ -1002,8 +1007,8 @@ LAY_HD static inline LAY_MUST_CHECK int lay_complement(lay_layout *out, lay_layo
   int k = 0;
   for (int i = 0; i < A.n; ++i) {
     if (d[i] == 0 || s[i] == 1) continue;
-    if (d[i] % cur != 0) return lay__fail(out, LAY_E_DIVIDE);
-    rs[k] = d[i] / cur;
+    if (d[i] < cur) return lay__fail(out, LAY_E_NOINV); /* the modes overlap */
+    rs[k] = d[i] / cur;                                  /* rounded down, as CuTe */
     rd[k] = cur;
     k++;
     cur = s[i] * d[i];
@@ -1784,84 +1789,7 @@ LAY_HD static inline LAY_MUST_CHECK int lay_local_partition(lay_tensor *out, lay
 #endif
 }
 
-/* ======================================================================================
- * Tensor Core TV layouts (thread, value) -> index of a column-major coordinate space
- * ====================================================================================== */
-
-/* lay_tv_mma_m16n8k16_a: A fragment of mma.sync.m16n8k16 (f16/bf16): (thread 32, value 8) ->
- * m + 16*k in the column-major 16x16 (M,K) tile: ((4,8),(2,2,2)):((32,1),(16,8,128)).
- * Lane t, value v (a0..a7) holds m = t/4 + 8*((v/2)%2), k = 2*(t%4) + v%2 + 8*(v/4).
- *   e.g. lane 0 values -> (0,0),(0,1),(8,0),(8,1),(0,8),(0,9),(8,8),(8,9) */
-LAY_HD static inline lay_layout lay_tv_mma_m16n8k16_a(void) {
-  lay_layout L;
-  const int s[5] = {4, 8, 2, 2, 2}, d[5] = {32, 1, 16, 8, 128};
-  const char *t = "((xx)(xxx))";
-  L.n = 5;
-  for (int i = 0; i < 5; ++i) {
-    L.shape[i] = s[i];
-    L.stride[i] = d[i];
-  }
-  L.ntok = 11;
-  for (int i = 0; i < 11; ++i) L.tok[i] = (signed char)t[i];
-  return L;
-}
-
-/* lay_tv_mma_m16n8k16_b: B fragment, B stored as (N,K) = 8x16 column-major (n + 8*k):
- * ((4,8),(2,2)):((16,1),(8,64)). Lane t, value v (b0..b3) holds n = t/4,
- * k = 2*(t%4) + v%2 + 8*(v/2). */
-LAY_HD static inline lay_layout lay_tv_mma_m16n8k16_b(void) {
-  lay_layout L;
-  const int s[4] = {4, 8, 2, 2}, d[4] = {16, 1, 8, 64};
-  const char *t = "((xx)(xx))";
-  L.n = 4;
-  for (int i = 0; i < 4; ++i) {
-    L.shape[i] = s[i];
-    L.stride[i] = d[i];
-  }
-  L.ntok = 10;
-  for (int i = 0; i < 10; ++i) L.tok[i] = (signed char)t[i];
-  return L;
-}
-
-/* lay_tv_mma_m16n8k16_c: C/D fragment (f32 accumulators), (M,N) = 16x8 column-major
- * (m + 16*n): ((4,8),(2,2)):((32,1),(16,8)). Lane t, value v (c0..c3) holds
- * m = t/4 + 8*(v/2), n = 2*(t%4) + v%2. */
-LAY_HD static inline lay_layout lay_tv_mma_m16n8k16_c(void) {
-  lay_layout L;
-  const int s[4] = {4, 8, 2, 2}, d[4] = {32, 1, 16, 8};
-  const char *t = "((xx)(xx))";
-  L.n = 4;
-  for (int i = 0; i < 4; ++i) {
-    L.shape[i] = s[i];
-    L.stride[i] = d[i];
-  }
-  L.ntok = 10;
-  for (int i = 0; i < 10; ++i) L.tok[i] = (signed char)t[i];
-  return L;
-}
-
-/* lay_tv_ldmatrix_x4_dst: registers written by ldmatrix.sync.aligned.m8n8.x4.b16 when the four
- * 8x8 matrices tile a 16x16 (M,K) 16-bit tile as the A operand needs (matrix j covers rows
- * 8*(j%2).., columns 8*(j/2)..): (thread 32, value 8) -> m + 16*k, value v = element v%2 of
- * register v/2; lane t gets row t/4, columns 2*(t%4)+{0,1} of each matrix. Equal to the
- * mma A fragment: ((4,8),(2,2,2)):((32,1),(16,8,128)). */
-LAY_HD static inline lay_layout lay_tv_ldmatrix_x4_dst(void) { return lay_tv_mma_m16n8k16_a(); }
-
-/* lay_tv_ldmatrix_x4_src: the row addresses ldmatrix .x4 reads, same 16x16 (M,K) space: lane
- * t supplies row t%8 of matrix t/8 (8 contiguous 16-bit elements along k):
- * ((8,2,2),8):((1,8,128),16), i.e. m = t%8 + 8*((t/8)%2), k = 8*(t/16) + v. */
-LAY_HD static inline lay_layout lay_tv_ldmatrix_x4_src(void) {
-  lay_layout L;
-  const int s[4] = {8, 2, 2, 8}, d[4] = {1, 8, 128, 16};
-  const char *t = "((xxx)x)";
-  L.n = 4;
-  for (int i = 0; i < 4; ++i) {
-    L.shape[i] = s[i];
-    L.stride[i] = d[i];
-  }
-  L.ntok = 8;
-  for (int i = 0; i < 8; ++i) L.tok[i] = (signed char)t[i];
-  return L;
-}
+/* Tiled copy, tiled MMA, ldmatrix, swizzled smem layouts and the Tensor Core TV layouts. */
+#include "layout_tv.h"
 
 #endif /* LAY_LAYOUT_H */

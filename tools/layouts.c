@@ -273,7 +273,8 @@ int main(int argc, char **argv) {
       tv = lay_tv_mma_m16n8k16_a();
       coord = lay_l2(16, 16, 1, 16);
     } else if (strcmp(w, "LDSM-SRC") == 0) {
-      tv = lay_tv_ldmatrix_x4_src();
+      if ((rc = lay_ldmatrix_retile(&tv, 4, 0, lay_tv_mma_m16n8k16_a())))
+        die("cannot derive %s", w, rc);
       coord = lay_l2(16, 16, 1, 16);
     } else if (strcmp(w, "B") == 0) {
       tv = lay_tv_mma_m16n8k16_b();

@@ -1,0 +1,628 @@
+/*
+ * layout_tv.h -- thread/value (TV) layouts and the composites kernels index through:
+ * tiled copy, the mma.sync m16n8k16 atom and a tiled MMA over warps, ldmatrix derived from the
+ * MMA layout, swizzled shared-memory layouts. Part of common/layout.h (which includes this
+ * file at its end; including either one gives everything).
+ *
+ * TV LAYOUT
+ *   A TV layout maps (thread, value) -> the index of an element in a coordinate space, e.g.
+ *   the mma A fragment ((4,8),(2,2,2)):((32,1),(16,8,128)) maps (lane, value) to m + 16*k of
+ *   the column-major 16x16 (M,K) tile. Mode 0 is the thread, mode 1 the value; the 1-D index
+ *   of (t, v) is t + size(mode 0)*v, so a TV layout is evaluated with the 1-D lay_crd2idx
+ *   (or lay_crd2idx_i) at t + nthr*v, which folds for nested layouts too.
+ *
+ * HOW IT STAYS FREE ON THE GPU
+ *   Host code builds derived layouts with the algebra (composition, right_inverse,
+ *   raked_product: lay_tiled_copy_tv, lay_ldmatrix_retile, lay_tiled_mma_tv_*), for printing
+ *   and for the tests. Kernels evaluate the same definitions point by point: a composition
+ *   A o B at i is A(B(i)), a right inverse at e is lay_inverse_at(L, e). Every layout involved
+ *   is a constant built by a by-value constructor (lay_l2, lay_tv_*), so nvcc folds each
+ *   evaluation to shifts, masks and adds of the thread index (tests/test_zero_cost.sh,
+ *   tests/test_sass.sh). tests/test_layout.c checks that the point-wise functions equal the
+ *   layouts the algebra builds, and those equal the PTX ISA tables.
+ *
+ * UNITS
+ *   Indices inside an atom, a copy tile or a CTA tile are 32-bit ints (a tile is far below
+ *   2^31 elements); offsets into a whole matrix stay lay_off. Thread and value layouts of a
+ *   tiled copy and the warp layout of a tiled MMA are flat (lay_l1 / lay_l2).
+ *
+ * Sources of the hardware facts: PTX ISA (9.x numbering) 9.7.14.5.8 "Matrix Fragments for
+ * mma.m16n8k16 with floating point type" and 9.7.14.5.15 "Warp-level matrix load instruction:
+ * ldmatrix".
+ */
+#ifndef LAY_LAYOUT_TV_H
+#define LAY_LAYOUT_TV_H
+
+#include "layout.h"
+
+/* ======================================================================================
+ * Point-wise evaluation
+ * ====================================================================================== */
+
+/* Quotient and remainder of non-negative ints as unsigned operations: thread and value indices
+ * are never negative, and unsigned division by a power of two is a single shift/mask (signed
+ * division needs a sign fix-up the compiler cannot always drop). */
+LAY_HD static inline int lay__udiv(int a, int b) { return (int)((unsigned)a / (unsigned)b); }
+LAY_HD static inline int lay__umod(int a, int b) { return (int)((unsigned)a % (unsigned)b); }
+
+/* lay_crd2idx_i: lay_crd2idx in 32-bit int arithmetic, for indices inside a tile or atom
+ * (size and cosize of L below 2^31). Folds like lay_crd2idx.
+ *   e.g. crd2idx_i(((4,8),(2,2)):((32,1),(16,8)), 9 + 32*1) == 32 + 2 + 16 == 50 */
+LAY_HD static inline int lay_crd2idx_i(lay_layout L, int i) {
+  int off = 0;
+  LAY_UNROLL
+  for (int k = 0; k < LAY_MAX_LEAVES; ++k)
+    if (k < L.n) {
+      if (k == L.n - 1) {
+        off += i * L.stride[k];
+      } else {
+        off += (int)((unsigned)i % (unsigned)L.shape[k]) * L.stride[k];
+        i = (int)((unsigned)i / (unsigned)L.shape[k]);
+      }
+    }
+  return off;
+}
+
+/* lay_inverse_at: the 1-D index i < size(L) with L(i) == e, for e in the image of L: CuTe's
+ * right_inverse(L) (equally left_inverse(L)) evaluated at the one point e, nothing built.
+ * Leaf k of L gets coordinate (e / stride_k) % shape_k; i = sum over k of that coordinate
+ * times the product of the shapes before leaf k. Stride-0 and size-1 leaves get 0.
+ * Precondition (not checked): L injective and its strides chain, i.e. in stride order each
+ * stride is a multiple of shape*stride of the leaf before it -- true of every TV layout, every
+ * compact layout and every layout with a complement whose modes divide. e outside the image
+ * gives an unspecified index < size(L).
+ *   e.g. inverse_at(((4,8),(2,2)):((32,1),(16,8)), 50) == 41  (lane 9, value 1 of the C atom)
+ *        inverse_at((64,2):(2,1), 5) == 2 + 64*1            (thread 5 sits at (2,1)) */
+LAY_HD static inline int lay_inverse_at(lay_layout L, int e) {
+  int i = 0, p = 1;
+  LAY_UNROLL
+  for (int k = 0; k < LAY_MAX_LEAVES; ++k)
+    if (k < L.n) {
+      if (L.stride[k] > 0 && L.shape[k] > 1)
+        i += (int)(((unsigned)e / (unsigned)L.stride[k]) % (unsigned)L.shape[k]) * p;
+      p *= L.shape[k];
+    }
+  return i;
+}
+
+/* lay_tv_crd2idx: a TV layout at (thread t, value v), its thread mode holding nthr threads:
+ * lay_crd2idx_i(L, t + nthr*v) for 0 <= t < nthr, computed mode by mode (a leaf whose prefix
+ * product is below nthr takes its coordinate from t, the others from v), so that with a
+ * constant v (an unrolled fragment loop) the value part folds to an immediate and the thread
+ * part is one expression of t the compiler computes once.
+ *   e.g. tv_crd2idx(((4,8),(2,2)):((32,1),(16,8)), 32, 9, 1) == 50 */
+LAY_HD static inline int lay_tv_crd2idx(lay_layout L, int nthr, int t, int v) {
+  int off = 0, p = 1;
+  LAY_UNROLL
+  for (int k = 0; k < LAY_MAX_LEAVES; ++k)
+    if (k < L.n) {
+      const int s = L.shape[k];
+      if (p < nthr) off += lay__umod(lay__udiv(t, p), s) * L.stride[k];
+      else if (k == L.n - 1) off += lay__udiv(v, p / nthr) * L.stride[k];
+      else off += lay__umod(lay__udiv(v, p / nthr), s) * L.stride[k];
+      p *= s;
+    }
+  return off;
+}
+
+/* extent of leaf i of a flat layout (1 past its last leaf: a rank-1 layout is (s, 1)) */
+LAY_HD static inline int lay__dim(lay_layout L, int i) {
+  int s = 1;
+  LAY_UNROLL
+  for (int k = 0; k < 2; ++k)
+    if (k == i && k < L.n) s = L.shape[k];
+  return s;
+}
+
+/* A layout from literal leaves and a bracket string (constructors below). */
+LAY_HD static inline lay_layout lay__lit(int n, const int *s, const int *d, const char *tok) {
+  lay_layout L;
+  L.n = n;
+  L.ntok = 0;
+  LAY_UNROLL
+  for (int i = 0; i < LAY_MAX_LEAVES; ++i)
+    if (i < n) {
+      L.shape[i] = s[i];
+      L.stride[i] = d[i];
+    }
+  LAY_UNROLL
+  for (int i = 0; i < LAY_MAX_TOK; ++i)
+    if (L.ntok == i && tok[i] != 0) {
+      L.tok[i] = (signed char)tok[i];
+      L.ntok = i + 1;
+    }
+  return L;
+}
+
+/* ======================================================================================
+ * Tiled copy: a thread layout and a value layout over a tile (CuTe's make_tiled_copy)
+ * ====================================================================================== */
+
+/* lay_tiled_copy: how the threads of a CTA move one (BLK_M, BLK_N) tile (BLK_N is BLK_K for
+ * an operand tile), one copy instruction per (thread, repeat):
+ *   thr (TM,TN) -> thread index: thread t sits at coordinate thr^-1(t) of a TM x TN grid;
+ *   val (VM,VN) -> value index: the VM x VN elements one instruction moves (1 float: a 4-byte
+ *       copy; (1,4) or (4,1) floats: LDG.128 / cp.async 16 B; (1,8) halves: a 16-byte chunk).
+ * The copy tile is (TM*VM, TN*VN): thread (tm,tn) owns elements (tm*VM + vm, tn*VN + vn)
+ * (its values contiguous: CuTe's raked_product(thr, val)), and the copy tile repeats over the
+ * CTA tile, (BLK_M/(TM*VM), BLK_N/(TN*VN)) times (CuTe's partition shape (CPY, CPY_M, CPY_N)).
+ * thr and val must be flat (rank 1 or 2) and injective with chaining strides (lay_inverse_at). */
+typedef struct {
+  lay_layout thr; /* (TM,TN) -> thread */
+  lay_layout val; /* (VM,VN) -> value  */
+} lay_tiled_copy;
+
+/* lay_make_tiled_copy: the tiled copy of thread layout thr and value layout val.
+ *   e.g. lay_make_tiled_copy(lay_l2(64, 2, 2, 1), lay_l2(1, 4, 0, 1)): 128 threads, thread t
+ *        at (t/2, t%2), each moving 4 floats along n (k) with one LDG.128: copy tile (64, 8) */
+LAY_HD static inline lay_tiled_copy lay_make_tiled_copy(lay_layout thr, lay_layout val) {
+  lay_tiled_copy c;
+  c.thr = thr;
+  c.val = val;
+  return c;
+}
+
+/* lay_tiled_copy_nthr / _nval: threads of the copy, elements per copy instruction. */
+LAY_HD static inline int lay_tiled_copy_nthr(lay_tiled_copy c) {
+  return lay__dim(c.thr, 0) * lay__dim(c.thr, 1);
+}
+LAY_HD static inline int lay_tiled_copy_nval(lay_tiled_copy c) {
+  return lay__dim(c.val, 0) * lay__dim(c.val, 1);
+}
+
+/* lay_tiled_copy_tile_m / _n: extent of the copy tile, TM*VM and TN*VN. */
+LAY_HD static inline int lay_tiled_copy_tile_m(lay_tiled_copy c) {
+  return lay__dim(c.thr, 0) * lay__dim(c.val, 0);
+}
+LAY_HD static inline int lay_tiled_copy_tile_n(lay_tiled_copy c) {
+  return lay__dim(c.thr, 1) * lay__dim(c.val, 1);
+}
+
+/* lay_tiled_copy_reps: copy tiles in a (blk_m, blk_n) CTA tile = instructions per thread; 0
+ * when the copy tile does not divide the CTA tile.  e.g. the example above over (128, 8): 2 */
+LAY_HD static inline int lay_tiled_copy_reps(lay_tiled_copy c, int blk_m, int blk_n) {
+  const int tm = lay_tiled_copy_tile_m(c), tn = lay_tiled_copy_tile_n(c);
+  if (tm < 1 || tn < 1 || blk_m % tm != 0 || blk_n % tn != 0) return 0;
+  return (blk_m / tm) * (blk_n / tn);
+}
+
+/* lay_tiled_copy_crd: (m, n) in the (blk_m, .) CTA tile of value v (0..nval-1) of thread t in
+ * repeat r (0..reps-1, colexicographic over (blk_m/(TM*VM), blk_n/(TN*VN))):
+ *   (tm,tn) = thr^-1(t), (vm,vn) = val^-1(v), (rm,rn) = colex(r),
+ *   m = tm*VM + vm + TM*VM*rm,  n = tn*VN + vn + TN*VN*rn.
+ * The elements of one instruction are v = 0..nval-1; the first one (v = 0) is where a vector
+ * copy starts. Equals lay_tiled_copy_tv_tile evaluated at (t, v + nval*r).
+ *   e.g. the example above, blk_m 128: t = 5, v = 0, r = 1 -> (66, 4) */
+LAY_HD static inline void lay_tiled_copy_crd(lay_tiled_copy c, int blk_m, int t, int v, int r,
+                                             int *m, int *n) {
+  const int TM = lay__dim(c.thr, 0), VM = lay__dim(c.val, 0), VN = lay__dim(c.val, 1);
+  const int TN = lay__dim(c.thr, 1);
+  const int ti = lay_inverse_at(c.thr, t), vi = lay_inverse_at(c.val, v);
+  const int rm_n = blk_m / (TM * VM); /* copy tiles along m */
+  *m = lay__umod(ti, TM) * VM + lay__umod(vi, VM) + TM * VM * lay__umod(r, rm_n);
+  *n = lay__udiv(ti, TM) * VN + lay__udiv(vi, VM) + TN * VN * lay__udiv(r, rm_n);
+}
+
+/* lay_tiled_copy_offset: offset of that element in the flat rank-2 tile layout `tile`
+ * ((BLK_M,BLK_N):(s0,s1): a gmem tile lay_l2(BLK_M, BLK_K, ld, 1) with run-time ld, or an smem
+ * tile lay_l2(BLK_M, BLK_K, 1, BLK_M + PAD)), i.e. tile(m, n) = m*s0 + n*s1. For a swizzled
+ * smem tile use lay_tiled_copy_crd and lay_swizzled_crd2idx2. */
+LAY_HD static inline lay_off lay_tiled_copy_offset(lay_tiled_copy c, lay_layout tile, int t,
+                                                   int v, int r) {
+  int m, n;
+  lay_tiled_copy_crd(c, lay__dim(tile, 0), t, v, r, &m, &n);
+  return lay_crd2idx2(tile, m, n);
+}
+
+/* ======================================================================================
+ * The mma.sync m16n8k16 atom (f16/bf16 inputs, f32 accumulators)
+ * ====================================================================================== */
+
+/* lay_tv_mma_m16n8k16_a: A fragment of mma.sync.m16n8k16 (f16/bf16): (thread 32, value 8) ->
+ * m + 16*k in the column-major 16x16 (M,K) tile: ((4,8),(2,2,2)):((32,1),(16,8,128)).
+ * Lane t, value v (a0..a7; register v/2 holds values 2(v/2), 2(v/2)+1, low half first) holds
+ * m = t/4 + 8*((v/2)%2), k = 2*(t%4) + v%2 + 8*(v/4) (PTX ISA 9.7.14.5.8).
+ *   e.g. lane 0 values -> (0,0),(0,1),(8,0),(8,1),(0,8),(0,9),(8,8),(8,9) */
+LAY_HD static inline lay_layout lay_tv_mma_m16n8k16_a(void) {
+  const int s[5] = {4, 8, 2, 2, 2}, d[5] = {32, 1, 16, 8, 128};
+  return lay__lit(5, s, d, "((xx)(xxx))");
+}
+
+/* lay_tv_mma_m16n8k16_b: B fragment, B stored as (N,K) = 8x16 column-major (n + 8*k):
+ * ((4,8),(2,2)):((16,1),(8,64)). Lane t, value v (b0..b3) holds n = t/4,
+ * k = 2*(t%4) + v%2 + 8*(v/2). */
+LAY_HD static inline lay_layout lay_tv_mma_m16n8k16_b(void) {
+  const int s[4] = {4, 8, 2, 2}, d[4] = {16, 1, 8, 64};
+  return lay__lit(4, s, d, "((xx)(xx))");
+}
+
+/* lay_tv_mma_m16n8k16_c: C/D fragment (f32 accumulators), (M,N) = 16x8 column-major
+ * (m + 16*n): ((4,8),(2,2)):((32,1),(16,8)). Lane t, value v (c0..c3) holds
+ * m = t/4 + 8*(v/2), n = 2*(t%4) + v%2. */
+LAY_HD static inline lay_layout lay_tv_mma_m16n8k16_c(void) {
+  const int s[4] = {4, 8, 2, 2}, d[4] = {32, 1, 16, 8};
+  return lay__lit(4, s, d, "((xx)(xx))");
+}
+
+/* lay_mma_atom: one MMA instruction as its three TV layouts (32 lanes, values) -> the
+ * column-major index of its A (M,K), B (N,K) and C (M,N) tiles, and its shape. */
+typedef struct {
+  lay_layout a, b, c;
+  int m, n, k;          /* atom shape (M,N,K) */
+  int na, nb, nc;       /* values per lane of A, B, C */
+} lay_mma_atom;
+
+/* lay_mma_atom_m16n8k16: mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16} (16, 8, 16),
+ * 8 / 4 / 4 values per lane. */
+LAY_HD static inline lay_mma_atom lay_mma_atom_m16n8k16(void) {
+  lay_mma_atom a;
+  a.a = lay_tv_mma_m16n8k16_a();
+  a.b = lay_tv_mma_m16n8k16_b();
+  a.c = lay_tv_mma_m16n8k16_c();
+  a.m = 16;
+  a.n = 8;
+  a.k = 16;
+  a.na = 8;
+  a.nb = 4;
+  a.nc = 4;
+  return a;
+}
+
+/* lay_mma_atom_fma: a warp of FFMA threads as one atom (CuTe: UniversalFMA tiled over a thread
+ * layout): lanes (LM,LN) row-major (lane l at (l / LN, l % LN)), each lane a VM x VN block of C,
+ * the outer product of VM values of A and VN values of B at one k. Atom tile
+ * (AM, AN, 1) = (LM*VM, LN*VN, 1):
+ *   A ((LN,LM),VM):((0,VM),1) -> m      B ((LN,LM),VN):((VN,0),1) -> n
+ *   C ((LN,LM),(VM,VN)):((VN*AM,VM),(1,AM)) -> m + AM*n
+ * lanes_m * lanes_n must be 32. e.g. lay_mma_atom_fma(4, 8, 4, 4): a 16x32 atom, lane 9 owns
+ * rows 4..7 and columns 4..7 */
+LAY_HD static inline lay_mma_atom lay_mma_atom_fma(int lanes_m, int lanes_n, int vm, int vn) {
+  lay_mma_atom a;
+  const int am = lanes_m * vm;
+  const int sa[3] = {lanes_n, lanes_m, vm}, da[3] = {0, vm, 1};
+  const int sb[3] = {lanes_n, lanes_m, vn}, db[3] = {vn, 0, 1};
+  const int sc[4] = {lanes_n, lanes_m, vm, vn}, dc[4] = {vn * am, vm, 1, am};
+  a.a = lay__lit(3, sa, da, "((xx)x)");
+  a.b = lay__lit(3, sb, db, "((xx)x)");
+  a.c = lay__lit(4, sc, dc, "((xx)(xx))");
+  a.m = am;
+  a.n = lanes_n * vn;
+  a.k = 1;
+  a.na = vm;
+  a.nb = vn;
+  a.nc = vm * vn;
+  return a;
+}
+
+/* ======================================================================================
+ * Tiled MMA: the atom over a warp layout and over the warp tile
+ * ====================================================================================== */
+
+/* lay_tiled_mma: warps (WM,WN) -> warp index places warp w at (wm,wn) = warps^-1(w); warp
+ * (wm,wn) owns the warp tile (WARP_M,WARP_N) = (atom.m*rep_m, atom.n*rep_n) at
+ * (wm*WARP_M, wn*WARP_N) of the CTA tile, rep_m x rep_n atoms in it, atom (i,j) at
+ * (i*atom.m, j*atom.n); rep_k atoms along BLK_K (k-step kk at kk*atom.k). CTA tile
+ * (BLK_M, BLK_N, BLK_K) = (WM*WARP_M, WN*WARP_N, rep_k*atom.k), 32*WM*WN threads. */
+typedef struct {
+  lay_mma_atom atom;
+  lay_layout warps; /* flat (WM,WN) -> warp index */
+  int rep_m, rep_n, rep_k;
+} lay_tiled_mma;
+
+/* lay_make_tiled_mma: e.g. lay_make_tiled_mma(lay_mma_atom_m16n8k16(), lay_l2(2, 4, 4, 1),
+ * 4, 4, 2): 8 warps, warp w at (w/4, w%4), warp tile 64x32, CTA tile 128x128x32. */
+LAY_HD static inline lay_tiled_mma lay_make_tiled_mma(lay_mma_atom atom, lay_layout warps,
+                                                      int rep_m, int rep_n, int rep_k) {
+  lay_tiled_mma t;
+  t.atom = atom;
+  t.warps = warps;
+  t.rep_m = rep_m;
+  t.rep_n = rep_n;
+  t.rep_k = rep_k;
+  return t;
+}
+
+/* Warp tile origin of thread tid: (wm*WARP_M, wn*WARP_N). */
+LAY_HD static inline void lay__mma_warp(lay_tiled_mma t, int tid, int *m0, int *n0) {
+  const int w = lay_inverse_at(t.warps, lay__udiv(tid, 32)), wm_n = lay__dim(t.warps, 0);
+  *m0 = lay__umod(w, wm_n) * t.atom.m * t.rep_m;
+  *n0 = lay__udiv(w, wm_n) * t.atom.n * t.rep_n;
+}
+
+/* lay_tiled_mma_a_crd: (m, k) in the (BLK_M, BLK_K) CTA tile of A-fragment value v of thread
+ * tid, v colexicographic over (atom value 0..na-1, i < rep_m, kk < rep_k): value v%na of the
+ * atom TV A at lane tid%32, in atom (i, kk) of the thread's warp tile.
+ *   e.g. 2x4 warps, rep (4,4,2): tid 37 (warp 1, lane 5), v = 8*(1 + 4*1) + 3 -> (25, 19) */
+LAY_HD static inline void lay_tiled_mma_a_crd(lay_tiled_mma t, int tid, int v, int *m, int *k) {
+  int m0, n0;
+  lay__mma_warp(t, tid, &m0, &n0);
+  const int idx = lay_tv_crd2idx(t.atom.a, 32, lay__umod(tid, 32), lay__umod(v, t.atom.na));
+  const int rest = lay__udiv(v, t.atom.na);
+  *m = m0 + lay__umod(rest, t.rep_m) * t.atom.m + lay__umod(idx, t.atom.m);
+  *k = lay__udiv(rest, t.rep_m) * t.atom.k + lay__udiv(idx, t.atom.m);
+}
+
+/* lay_tiled_mma_b_crd: (n, k) in the (BLK_N, BLK_K) CTA tile of B-fragment value v, v colex
+ * over (atom value 0..nb-1, j < rep_n, kk < rep_k). */
+LAY_HD static inline void lay_tiled_mma_b_crd(lay_tiled_mma t, int tid, int v, int *n, int *k) {
+  int m0, n0;
+  lay__mma_warp(t, tid, &m0, &n0);
+  const int idx = lay_tv_crd2idx(t.atom.b, 32, lay__umod(tid, 32), lay__umod(v, t.atom.nb));
+  const int rest = lay__udiv(v, t.atom.nb);
+  *n = n0 + lay__umod(rest, t.rep_n) * t.atom.n + lay__umod(idx, t.atom.n);
+  *k = lay__udiv(rest, t.rep_n) * t.atom.k + lay__udiv(idx, t.atom.n);
+}
+
+/* lay_tiled_mma_c_crd: (m, n) in the (BLK_M, BLK_N) CTA tile of accumulator value v, v colex
+ * over (atom value 0..nc-1, i < rep_m, j < rep_n): c0..c3 of atom (i, j) are
+ * v = 4*(i + rep_m*j) + 0..3. */
+LAY_HD static inline void lay_tiled_mma_c_crd(lay_tiled_mma t, int tid, int v, int *m, int *n) {
+  int m0, n0;
+  lay__mma_warp(t, tid, &m0, &n0);
+  const int idx = lay_tv_crd2idx(t.atom.c, 32, lay__umod(tid, 32), lay__umod(v, t.atom.nc));
+  const int rest = lay__udiv(v, t.atom.nc);
+  *m = m0 + lay__umod(rest, t.rep_m) * t.atom.m + lay__umod(idx, t.atom.m);
+  *n = n0 + lay__udiv(rest, t.rep_m) * t.atom.n + lay__udiv(idx, t.atom.m);
+}
+
+/* ======================================================================================
+ * ldmatrix: a copy whose destination is an MMA fragment
+ * ====================================================================================== */
+
+/* lay_tv_ldmatrix_src: which rows ldmatrix.sync.aligned.m8n8.x{1,2,4}.b16 reads, as a TV layout
+ * (32 lanes, 8 halves) -> e = col + 8*row in the stack of x 8x8 matrices (row = 8q + row of
+ * matrix q): lane l supplies the address of row l, 16 contiguous bytes. For x1/x2 the lanes
+ * past 8x repeat the rows of lanes 0..8x-1 (stride 0): the hardware ignores their addresses,
+ * but every lane must execute the instruction and should hold a valid one (PTX ISA 9.7.14.5.15).
+ *   x1 ((8,4),8):((8,0),1)   x2 ((16,2),8):((8,0),1)   x4 (32,8):(8,1)
+ * Any other x gives the invalid layout. */
+LAY_HD static inline lay_layout lay_tv_ldmatrix_src(int x) {
+  const int s1[3] = {8, 4, 8}, d1[3] = {8, 0, 1};
+  const int s2[3] = {16, 2, 8}, d2[3] = {8, 0, 1};
+  const int s4[2] = {32, 8}, d4[2] = {8, 1};
+  if (x == 1) return lay__lit(3, s1, d1, "((xx)x)");
+  if (x == 2) return lay__lit(3, s2, d2, "((xx)x)");
+  if (x == 4) return lay__lit(2, s4, d4, "(xx)");
+  return lay_l1(0, 0);
+}
+
+/* lay_tv_ldmatrix_dst: what each lane receives, (32 lanes, 2x halves) -> e in the same space;
+ * value v is half v%2 of register v/2 (register q holds matrix q, low half first):
+ *   no .trans: lane l gets row l/4, cols 2(l%4), 2(l%4)+1 of matrix q
+ *        x1 ((4,8),2):((2,8),1)   x2 ((4,8),(2,2)):((2,8),(1,64))   x4 ((4,8),(2,4)):((2,8),(1,64))
+ *   .trans: lane l gets col l/4, rows 2(l%4), 2(l%4)+1 of matrix q as stored (a row of its
+ *        transpose): x1 ((4,8),2):((16,1),8)   x2/x4 ((4,8),(2,x)):((16,1),(8,64))
+ *   e.g. x1: lane 5 receives row 1, cols 2, 3 (e = 10, 11).
+ * Any other x gives the invalid layout. */
+LAY_HD static inline lay_layout lay_tv_ldmatrix_dst(int x, int trans) {
+  const int s1[3] = {4, 8, 2}, d1[3] = {2, 8, 1}, t1[3] = {16, 1, 8};
+  const int s2[4] = {4, 8, 2, 2}, d2[4] = {2, 8, 1, 64}, t2[4] = {16, 1, 8, 64};
+  const int s4[4] = {4, 8, 2, 4}, d4[4] = {2, 8, 1, 64}, t4[4] = {16, 1, 8, 64};
+  if (x == 1) return lay__lit(3, s1, trans ? t1 : d1, "((xx)x)");
+  if (x == 2) return lay__lit(4, s2, trans ? t2 : d2, "((xx)(xx))");
+  if (x == 4) return lay__lit(4, s4, trans ? t4 : d4, "((xx)(xx))");
+  return lay_l1(0, 0);
+}
+
+/* lay_ldmatrix_src_at: point-wise derivation of the rows an ldmatrix must read so that its
+ * registers are the operand fragment op_tv (a TV layout (32 lanes, 2x values) -> operand
+ * index, e.g. lay_tv_mma_m16n8k16_a() for x4): element e = src(lane, v) of the stack lands in
+ * lane/value dst^-1(e), which the MMA wants to be operand element op_tv(dst^-1(e)). Returns
+ * that operand index: op_tv(inverse_at(dst, src(lane, v))) -- CuTe's make_tiled_copy_A, the
+ * composition op_tv o right_inverse(dst) o src at one point (lay_ldmatrix_retile builds it).
+ *   e.g. x4, mma A, lane 9, v 0 -> m 1 + 16*k 0 = 9 ... lane 16 -> k 8: 128 */
+LAY_HD static inline int lay_ldmatrix_src_at(int x, int trans, lay_layout op_tv, int lane, int v) {
+  const int e = lay_tv_crd2idx(lay_tv_ldmatrix_src(x), 32, lane, v);
+  return lay_crd2idx_i(op_tv, lay_inverse_at(lay_tv_ldmatrix_dst(x, trans), e));
+}
+
+/* Lane and fragment value (within this load) that receive the first half of the row lane
+ * supplies: dst^-1(src(lane, 0)) = lane' + 32*value'. */
+LAY_HD static inline int lay__ldsm_first(int x, int trans, int lane) {
+  return lay_inverse_at(lay_tv_ldmatrix_dst(x, trans),
+                        lay_tv_crd2idx(lay_tv_ldmatrix_src(x), 32, lane, 0));
+}
+
+/* lay_tiled_ldmatrix_a_crd: the row address of the q-th ldmatrix.x{x}[.trans] of thread tid's
+ * A fragment, as the (m, k) in the (BLK_M, BLK_K) CTA tile of the first of the 8 halves that
+ * lane tid%32 supplies. The q-th load fills fragment values [2x*q, 2x*(q+1)) in the colex
+ * order of lay_tiled_mma_a_crd (x4: the whole atom (i, kk) with q = i + rep_m*kk). Derived
+ * point-wise: the first half goes to lane' value' = dst^-1(src(lane, 0)), which is fragment
+ * value 2x*q + value' of thread (warp, lane'). Without .trans the 8 halves run along k (the
+ * tile is K-major in smem), with .trans along m (M-major); tests/test_layout.c checks both.
+ *   e.g. x4, 2x4 warps rep (4,4,2), tid 37 (warp 1, lane 5), q 0 -> (5, 0); lane 21 -> (5, 8) */
+LAY_HD static inline void lay_tiled_ldmatrix_a_crd(lay_tiled_mma t, int x, int trans, int tid,
+                                                   int q, int *m, int *k) {
+  const int j = lay__ldsm_first(x, trans, lay__umod(tid, 32));
+  lay_tiled_mma_a_crd(t, tid - lay__umod(tid, 32) + lay__umod(j, 32), 2 * x * q + lay__udiv(j, 32),
+                      m, k);
+}
+
+/* lay_tiled_ldmatrix_b_crd: the same for the B fragment: (n, k) in the (BLK_N, BLK_K) CTA tile;
+ * q-th load = fragment values [2x*q, 2x*(q+1)) in the colex order of lay_tiled_mma_b_crd
+ * (x2: atom (j, kk) with q = j + rep_n*kk; x4: atoms j, j+1 with q = j/2 + (rep_n/2)*kk). */
+LAY_HD static inline void lay_tiled_ldmatrix_b_crd(lay_tiled_mma t, int x, int trans, int tid,
+                                                   int q, int *n, int *k) {
+  const int j = lay__ldsm_first(x, trans, lay__umod(tid, 32));
+  lay_tiled_mma_b_crd(t, tid - lay__umod(tid, 32) + lay__umod(j, 32), 2 * x * q + lay__udiv(j, 32),
+                      n, k);
+}
+
+/* ======================================================================================
+ * Swizzled shared-memory layouts
+ * ====================================================================================== */
+
+/* lay_swizzle_sw: the swizzle for XOR rows of sw_bytes (32, 64 or 128) acting on offsets in
+ * ELEMENTS of elem_bytes (1, 2, 4, 8 or 16) bytes: Sw<B, M, 3> with B = log2(sw_bytes/16) and
+ * M = log2(16/elem_bytes). A 16-byte chunk (2^M elements) keeps its order; the chunk index
+ * inside each sw_bytes-wide row is XORed with bits [M+3, M+3+B) of the offset, i.e. with the
+ * index of the 128-byte line (mod 2^B). CuTe's 128-byte rule: Sw<3,4,3> on bytes is
+ * Sw<3,3,3> on 2-byte and Sw<3,2,3> on 4-byte element offsets (Sw<3,3,3>(x)*2 ==
+ * Sw<3,4,3>(2x)). Errors: LAY_E_ARG (other sizes; *out is then Sw<0,0,0>, the identity).
+ *   e.g. lay_swizzle_sw(&sw, 128, 2) -> Sw<3,3,3>; (64, 2) -> Sw<2,3,3>; (128, 4) -> Sw<3,2,3> */
+LAY_HD static inline LAY_MUST_CHECK int lay_swizzle_sw(lay_swizzle *out, int sw_bytes,
+                                                       int elem_bytes) {
+  if (!out) return LAY_E_ARG;
+  out->b = 0;
+  out->m = 0;
+  out->s = 0;
+  const int b = sw_bytes == 32 ? 1 : sw_bytes == 64 ? 2 : sw_bytes == 128 ? 3 : -1;
+  const int m = elem_bytes == 1    ? 4
+                : elem_bytes == 2  ? 3
+                : elem_bytes == 4  ? 2
+                : elem_bytes == 8  ? 1
+                : elem_bytes == 16 ? 0
+                                   : -1;
+  if (b < 0 || m < 0) return LAY_E_ARG;
+  out->b = b;
+  out->m = m;
+  out->s = 3;
+  return LAY_OK;
+}
+
+/* lay_make_swizzled: Sw o 0 o L by value (no status; an invalid L stays invalid inside), for
+ * kernels: index with lay_swizzled_crd2idx / lay_swizzled_crd2idx2.
+ *   e.g. Sw<3,3,3> o 0 o (128,64):(64,1): a K-major (128, 64) tile of halves, 128-byte rows */
+LAY_HD static inline lay_swizzled lay_make_swizzled(lay_swizzle sw, lay_layout L) {
+  lay_swizzled S;
+  S.sw = sw;
+  S.offset = 0;
+  S.layout = L;
+  return S;
+}
+
+/* ======================================================================================
+ * Host: the derived layouts, built with the algebra (printing, tests)
+ * ====================================================================================== */
+#ifndef __CUDA_ARCH__
+
+/* lay_tiled_copy_tv: the TV layout of one copy tile, (thread, value) -> m + (TM*VM)*n, built
+ * as CuTe's make_tiled_copy does: right_inverse(raked_product(thr, val)) composed with
+ * (nthr, nval):(1, nthr). Errors: those of the algebra (e.g. LAY_E_DIVIDE when thr/val are not
+ * compact), LAY_E_ARG.
+ *   e.g. thr (64,2):(2,1), val (1,4):(0,1) -> ((2,64),4):((64,1),128) */
+static inline LAY_MUST_CHECK int lay_tiled_copy_tv(lay_layout *out, lay_tiled_copy c) {
+  if (!out) return LAY_E_ARG;
+  lay_layout thr = c.thr, val = c.val, R, RI;
+  if (lay_rank(thr) == 1) thr = lay_l2(lay__dim(c.thr, 0), 1, c.thr.stride[0], 0);
+  if (lay_rank(val) == 1) val = lay_l2(lay__dim(c.val, 0), 1, c.val.stride[0], 0);
+  const int nthr = lay_tiled_copy_nthr(c), nval = lay_tiled_copy_nval(c);
+  int rc = lay_raked_product(&R, thr, val);
+  if (rc == LAY_OK) rc = lay_right_inverse(&RI, R);
+  if (rc == LAY_OK && lay_size(RI) != nthr * nval) rc = LAY_E_DIVIDE;
+  lay_layout TV;
+  if (rc == LAY_OK) rc = lay_composition(&TV, RI, lay_l2(nthr, nval, 1, nthr));
+  if (rc == LAY_OK) rc = lay_coalesce_profile(out, TV, lay_l2(1, 1, 1, 1));
+  if (rc != LAY_OK) return lay__fail(out, rc);
+  return LAY_OK;
+}
+
+/* lay_tiled_copy_tv_tile: the TV layout of the whole (blk_m, blk_n) CTA tile,
+ * (thread, (value, (rm, rn))) -> m + blk_m*n: the copy tile's TV layout re-indexed into the
+ * CTA tile, values followed by the repeats. Errors: LAY_E_ARG (the copy tile does not divide
+ * the CTA tile), those of lay_tiled_copy_tv.
+ *   e.g. the copy above over (128, 8): ((2,64),(4,(2,1))):((128,1),(128*... see the tests */
+static inline LAY_MUST_CHECK int lay_tiled_copy_tv_tile(lay_layout *out, lay_tiled_copy c,
+                                                        int blk_m, int blk_n) {
+  if (!out) return LAY_E_ARG;
+  if (lay_tiled_copy_reps(c, blk_m, blk_n) < 1) return lay__fail(out, LAY_E_ARG);
+  const int tm = lay_tiled_copy_tile_m(c), tn = lay_tiled_copy_tile_n(c);
+  lay_layout tv, T, V, T2, V2, rest, vr;
+  int rc = lay_tiled_copy_tv(&tv, c);
+  if (rc == LAY_OK) rc = lay_get(&T, tv, 0);
+  if (rc == LAY_OK) rc = lay_get(&V, tv, 1);
+  /* copy-tile index m + tm*n -> CTA-tile index m + blk_m*n */
+  const lay_layout reindex = lay_l2(tm, tn, 1, blk_m);
+  if (rc == LAY_OK) rc = lay_composition(&T2, reindex, T);
+  if (rc == LAY_OK) rc = lay_composition(&V2, reindex, V);
+  rest = lay_l2(blk_m / tm, blk_n / tn, tm, blk_m * tn);
+  if (rc == LAY_OK) rc = lay_make_layout2(&vr, V2, rest);
+  if (rc == LAY_OK) rc = lay_make_layout2(out, T2, vr);
+  if (rc != LAY_OK) return lay__fail(out, rc);
+  return LAY_OK;
+}
+
+/* lay_ldmatrix_retile: op_tv o right_inverse(dst) o src: the rows ldmatrix.x{x}[.trans] must
+ * read, as a TV layout (32 lanes, 8 halves) -> operand index of op_tv (32 lanes, 2x values).
+ * Errors: LAY_E_ARG (x not 1, 2, 4), those of the algebra.
+ *   e.g. x4, mma A -> ((8,2,2),8):((1,8,128),16): lane l reads row m = l%8 + 8((l/8)%2) from
+ *        k = 8(l/16), 8 halves along k */
+static inline LAY_MUST_CHECK int lay_ldmatrix_retile(lay_layout *out, int x, int trans,
+                                                     lay_layout op_tv) {
+  if (!out) return LAY_E_ARG;
+  lay_layout src = lay_tv_ldmatrix_src(x), dst = lay_tv_ldmatrix_dst(x, trans), RI, E;
+  if (!lay_valid(src)) return lay__fail(out, LAY_E_ARG);
+  int rc = lay_right_inverse(&RI, dst);
+  if (rc == LAY_OK) rc = lay_composition(&E, RI, src);
+  lay_layout TV;
+  if (rc == LAY_OK) rc = lay_composition(&TV, op_tv, E);
+  if (rc == LAY_OK) rc = lay_coalesce_profile(out, TV, lay_l2(1, 1, 1, 1)); /* by mode */
+  if (rc != LAY_OK) return lay__fail(out, rc);
+  return LAY_OK;
+}
+
+/* CTA-level TV layout of one operand: ((lane, warp), (atom value, (rep_r, rep_c))) ->
+ * r + rows*c. The atom TV is re-indexed from the atom tile (r + atom_r*c) into the CTA tile;
+ * the warp mode is place o right_inverse(warps), place (WM,WN):(pm,pn) giving each warp's tile
+ * origin as an index; the repeats step by atom_r rows and atom_c columns. */
+static inline int lay__tiled_mma_tv(lay_layout *out, lay_tiled_mma t, lay_layout atom_tv,
+                                    int atom_r, int atom_c, int rep_r, int rep_c, int rows,
+                                    int pm, int pn) {
+  const lay_layout reindex = lay_l2(atom_r, atom_c, 1, rows);
+  const lay_layout place = lay_l2(lay__dim(t.warps, 0), lay__dim(t.warps, 1), pm, pn);
+  const lay_layout rep = lay_l2(rep_r, rep_c, atom_r, rows * atom_c);
+  lay_layout T, V, T2, V2, RIw, W, thr, val;
+  int rc = lay_get(&T, atom_tv, 0);
+  if (rc == LAY_OK) rc = lay_get(&V, atom_tv, 1);
+  if (rc == LAY_OK) rc = lay_composition(&T2, reindex, T);
+  if (rc == LAY_OK) rc = lay_composition(&V2, reindex, V);
+  if (rc == LAY_OK) rc = lay_right_inverse(&RIw, t.warps);
+  if (rc == LAY_OK) rc = lay_composition(&W, place, RIw);
+  if (rc == LAY_OK) rc = lay_make_layout2(&thr, T2, W);
+  if (rc == LAY_OK) rc = lay_make_layout2(&val, V2, rep);
+  if (rc == LAY_OK) rc = lay_make_layout2(out, thr, val);
+  if (rc != LAY_OK) return lay__fail(out, rc);
+  return LAY_OK;
+}
+
+/* lay_tiled_mma_tv_a / _b / _c: the CTA-level TV layouts of a tiled MMA, (thread, value) ->
+ * m + BLK_M*k (A), n + BLK_N*k (B), m + BLK_M*n (C), with the thread mode (lane, warp) and the
+ * value mode (atom value, repeats) in the colex order of lay_tiled_mma_*_crd, so that
+ * crd2idx(tv, tid + nthreads*v) agrees with them (tests/test_layout.c). */
+static inline LAY_MUST_CHECK int lay_tiled_mma_tv_a(lay_layout *out, lay_tiled_mma t) {
+  if (!out) return LAY_E_ARG;
+  const int WM = lay__dim(t.warps, 0), WN = lay__dim(t.warps, 1);
+  const int warp_m = t.atom.m * t.rep_m, warp_n = t.atom.n * t.rep_n;
+  (void)WM;
+  (void)WN;
+  (void)warp_m;
+  (void)warp_n;
+  return lay__tiled_mma_tv(out, t, t.atom.a, t.atom.m, t.atom.k, t.rep_m, t.rep_k, WM * warp_m,
+                           warp_m, 0);
+}
+static inline LAY_MUST_CHECK int lay_tiled_mma_tv_b(lay_layout *out, lay_tiled_mma t) {
+  if (!out) return LAY_E_ARG;
+  const int WM = lay__dim(t.warps, 0), WN = lay__dim(t.warps, 1);
+  const int warp_m = t.atom.m * t.rep_m, warp_n = t.atom.n * t.rep_n;
+  (void)WM;
+  (void)WN;
+  (void)warp_m;
+  (void)warp_n;
+  return lay__tiled_mma_tv(out, t, t.atom.b, t.atom.n, t.atom.k, t.rep_n, t.rep_k, WN * warp_n, 0,
+                           warp_n);
+}
+static inline LAY_MUST_CHECK int lay_tiled_mma_tv_c(lay_layout *out, lay_tiled_mma t) {
+  if (!out) return LAY_E_ARG;
+  const int WM = lay__dim(t.warps, 0), WN = lay__dim(t.warps, 1);
+  const int warp_m = t.atom.m * t.rep_m, warp_n = t.atom.n * t.rep_n;
+  (void)WM;
+  (void)WN;
+  (void)warp_m;
+  (void)warp_n;
+  return lay__tiled_mma_tv(out, t, t.atom.c, t.atom.m, t.atom.n, t.rep_m, t.rep_n, WM * warp_m,
+                           warp_m, WM * warp_m * warp_n);
+}
+
+#endif /* !__CUDA_ARCH__ */
+
+#endif /* LAY_LAYOUT_TV_H */
