@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test_sass.sh - instruction checks on the lessons' machine code (cuobjdump), per DESIGN.md §5:
+# test_sass.sh - instruction checks on the lessons' machine code (cuobjdump),:
 #   every lesson: no local memory (no LDL/STL) in its kernels
 #   04+: LDGSTS (cp.async);  05+: HMMA and LDSM (Tensor Cores through ldmatrix)
-#   06-08: 16-byte global stores (STG.E.128: the epilogue staged through smem)
+#   07-08: 16-byte global stores (STG.E.128: the epilogue staged through smem)
 #   09: HGMMA (wgmma), UTMALDG / UTMASTG (TMA loads and stores), SYNCS (mbarrier),
 #       USETMAXREG (setmaxnreg), and none of the sm_80 path (HMMA, LDSM, LDGSTS)
 # Checks the sm_90 and sm_80 code (lesson 09: its sm_90a code only). Skips with a message when no cuobjdump can be found.
@@ -38,7 +38,7 @@ for l in "$@"; do
             [ "$num" -ge 4 ] && expect "$l" "$arch" "uses cp.async" 'LDGSTS' 1 "$f"
             [ "$num" -ge 5 ] && expect "$l" "$arch" "uses Tensor Cores" 'HMMA' 1 "$f"
             [ "$num" -ge 5 ] && expect "$l" "$arch" "uses ldmatrix" 'LDSM' 1 "$f"
-            [ "$num" -ge 6 ] && expect "$l" "$arch" "stores C in 16-byte chunks" 'STG\.E\.128' 1 "$f"
+            [ "$num" -ge 7 ] && expect "$l" "$arch" "stores C in 16-byte chunks" 'STG\.E\.128' 1 "$f"
         else
             expect "$l" "$arch" "uses wgmma" 'HGMMA\.64x256x16' 1 "$f"
             expect "$l" "$arch" "loads tiles with TMA" 'UTMALDG\.2D' 1 "$f"
