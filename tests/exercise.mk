@@ -10,7 +10,11 @@
 #   make gradeNN              grade the learner's files in lessons/NN_name/exercise/
 #   make gradeNN SUB=dir      grade a submission: the `files:` of the rubric, taken from dir
 #   make exerciseNN           build the lesson's binary with the learner's kernel as variant
-#                             "exercise" and point ./run at it (./run --variant exercise ...)
+#                             "exercise" and point ./run at it (./run --variant exercise ...);
+#                             prints ptxas's registers / stack frame / spills of the kernel
+# `make gradeNN` exits with make's status 2 whenever the grader's status (tests/grade/grade.sh)
+# is not 0; the grader's own status is the N of make's "Error N", the last line it prints, and
+# "status" in report.json.
 #   make grade-solutions      grade every staff solution (score table; exit 0 when all 100)
 #   make grade-build          build every graded binary (skeletons, solutions, wrong ones) and
 #                             copy Criterion's libraries into build/grade/lib, for a GPU machine
@@ -23,8 +27,9 @@
 #   $(BUILD)/grade/L/<tag>/run   $(BUILD)/L/gemm.o (the lesson, unchanged) + S/kernel.cu +
 #                                tests/grade/grade_wrap.c, linked with --wrap=harness_main
 # tags: exercise (S = lessons/L/exercise), solution (solutions/L), wrong (the solution with
-# wrong.patch applied, in $(BUILD)/grade/L/wrong/src), sub_<name> (S = $(SUB)).
-# Every compile's messages are kept in <tag>/*.build.log; tests/test_exercises.sh (make test) fails
+# wrong.patch applied, in $(BUILD)/grade/L/wrong/src), sub_<name> (S = $(SUB); a folder
+# already named sub_<name> keeps its name). Every compile's messages are kept in
+# <tag>/*.build.log; tests/test_exercises.sh (make test) fails
 # on a warning in the skeletons and solutions.
 
 EX_LESSONS := $(sort $(patsubst lessons/%/exercise/rubric.txt,%,$(wildcard lessons/*/exercise/rubric.txt)))
@@ -34,7 +39,9 @@ EX_FILES = $(strip $(shell sed -n 's/^files://p' lessons/$(1)/exercise/rubric.tx
 GRADE_PROBE := $(BUILD)/grade/gpu_probe
 GRADE_WRAP  := $(BUILD)/grade/grade_wrap.o
 SUB ?=
-SUB_TAG := $(if $(SUB),sub_$(subst .,_,$(notdir $(patsubst %/,%,$(SUB)))))
+# the submission's tag: sub_<name of its folder> (a folder already named sub_x keeps its name)
+SUB_NAME = $(subst .,_,$(notdir $(patsubst %/,%,$(SUB))))
+SUB_TAG := $(if $(SUB),sub_$(patsubst sub_%,%,$(SUB_NAME)))
 
 $(GRADE_WRAP): tests/grade/grade_wrap.c tests/grade/exercise.h common/harness.h
 	@mkdir -p $(@D)
@@ -56,8 +63,8 @@ $(BUILD)/grade/$(1)/$(2)/cpu: tests/test_exercise_$(call EX_NN,$(1)).c $(4) $(wi
 $(BUILD)/grade/$(1)/$(2)/kernel.o: $(4) $(wildcard lessons/$(1)/exercise/*.h lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h) tests/grade/exercise.h
 	@mkdir -p $$(@D) && rm -f $$@ $$(@D)/run
 	@echo "compiling $(3)/kernel.cu for $(foreach a,$(ARCH),sm_$(a)) ..."
-	@$(NVCC) $(NVCCFLAGS) -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) -Itests/grade -c $(3)/kernel.cu -o $$@ 2> $$@.build.log || { cat $$@.build.log; exit 1; }
-	@cat $$@.build.log
+	@$(NVCC) $(NVCCFLAGS) -Xptxas -v -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) -Itests/grade -c $(3)/kernel.cu -o $$@ 2> $$@.build.log || { bash tests/grade/ptxas_summary.sh $$@.build.log; exit 1; }
+	@bash tests/grade/ptxas_summary.sh $$@.build.log
 
 $(BUILD)/grade/$(1)/$(2)/run: $(BUILD)/$(1)/gemm.o $(BUILD)/grade/$(1)/$(2)/kernel.o $(GRADE_WRAP) $(HARNESS_OBJS)
 	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS) -Xlinker --wrap=harness_main
@@ -91,7 +98,7 @@ grade$(call EX_NN,$(1)): grade-$(1)-$(if $(SUB),$(SUB_TAG),exercise)
 
 exercise$(call EX_NN,$(1)): $(BUILD)/grade/$(1)/exercise/run
 	@ln -sfn $(BUILD)/grade/$(1)/exercise/run run
-	@echo "built $(BUILD)/grade/$(1)/exercise/run and pointed ./run at it. Next: ./run --variant exercise --check-only"
+	@echo "built $(BUILD)/grade/$(1)/exercise/run and pointed ./run at it. Next (on a GPU): ./run --variant exercise --check-only --layout all"
 endef
 $(foreach l,$(EX_LESSONS),$(eval $(call EXERCISE_RULES,$(l))))
 

@@ -52,15 +52,18 @@ Test(mapping, every_element_once) {
                             ex01_thread_element(bx, by, tx, ty, bdx, bdy, &m, &n);
                             if (m < 0 || m >= M || n < 0 || n >= N) continue;
                             cr_assert(hits[(size_t)m * N + n] == 0,
-                                      "C %dx%d, block %dx%d: element (%d,%d) has two threads "
-                                      "(one is CTA (%d,%d) thread (%d,%d))",
+                                      "ex01_thread_element, C %dx%d, block %dx%d: element "
+                                      "(%d,%d) has two threads (one is CTA (%d,%d) thread "
+                                      "(%d,%d))",
                                       M, N, bdx, bdy, m, n, bx, by, tx, ty);
                             hits[(size_t)m * N + n] = 1;
                         }
             for (int m = 0; m < M; ++m)
                 for (int n = 0; n < N; ++n)
                     cr_assert(hits[(size_t)m * N + n],
-                              "C %dx%d, block %dx%d, grid %dx%d: element (%d,%d) has no thread",
+                              "C %dx%d, block %dx%d, grid %dx%d (ex01_grid): element (%d,%d) "
+                              "has no thread (ex01_thread_element): is the grid too small, "
+                              "or does the mapping skip it?",
                               M, N, bdx, bdy, gx, gy, m, n);
             free(hits);
         }
@@ -81,7 +84,8 @@ Test(mapping, lanes_walk_along_n) {
                 int m, n;
                 ex01_thread_element(bx, by, tid % bdx, tid / bdx, bdx, bdy, &m, &n);
                 cr_assert(m == m0 && n == n0 + lane,
-                          "block %dx%d, CTA (%d,%d), warp %d: lane 0 has (%d,%d) but lane %d "
+                          "ex01_thread_element, block %dx%d, CTA (%d,%d), warp %d: lane 0 "
+                          "has (%d,%d) but lane %d "
                           "has (%d,%d), not (%d,%d): the lanes must walk along one row of C",
                           bdx, bdy, bx, by, w, m0, n0, lane, m, n, m0, n0 + lane);
             }
@@ -103,8 +107,8 @@ Test(mapping, no_cta_without_work) {
                         ex01_thread_element(bx, by, t % bdx, t / bdx, bdx, bdy, &m, &n);
                         work = m >= 0 && m < M && n >= 0 && n < N;
                     }
-                    cr_assert(work, "C %dx%d, block %dx%d, grid %dx%d: CTA (%d,%d) has no "
-                              "element of C", M, N, bdx, bdy, gx, gy, bx, by);
+                    cr_assert(work, "ex01_grid, C %dx%d, block %dx%d, grid %dx%d: CTA (%d,%d) "
+                              "has no element of C (with ex01_thread_element's mapping)", M, N, bdx, bdy, gx, gy, bx, by);
                 }
         }
 }

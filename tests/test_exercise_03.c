@@ -2,18 +2,25 @@
  *
  * It calls the learner's tiles.h, the very functions the kernel calls, on the CPU and checks
  * what the tensors must BE, not how they are built:
- *   smem       the smem layout is a (BLK_X,BLK_K) tile with x contiguous that fits the arrays,
- *              and the K-major copy (the given thread layout) stores into 32 banks per warp;
- *   tiles      gA, gB, gC of CTA (bx,by) are the elements of mA, mB, mC of that CTA's tiles,
- *              for every operand order, padded leading dimensions and ragged edges;
- *   partition  the copy partitions write every element of sA / sB exactly once per k_tile, each
- *              from the right element of gA / gB, with the right coordinates in tAcA / tBcB;
- *              the compute partitions give every element of the C tile one owner, with the
- *              right coordinates, and tCsA / tCsB deliver the rows and columns it needs.
+ *   smem       the smem layout (TODO 1) is a (BLK_X,BLK_K) tile with x contiguous that fits the
+ *              arrays, sA and sB (TODO 3) are tensors over the arrays with it, and the K-major
+ *              copy (the given thread layout) stores into 32 banks per warp;
+ *   tiles      gA, gB, gC of CTA (bx,by) (TODO 2) are the elements of mA, mB, mC of that CTA's
+ *              tiles, for every operand order, padded leading dimensions and ragged edges;
+ *   partition  the copy partitions (TODO 4) write every element of sA / sB exactly once per
+ *              k_tile, each from the right element of gA / gB, with the right coordinates in
+ *              tAcA / tBcB; the compute partitions (TODO 5) give every element of the C tile one
+ *              owner, with the right coordinates, and tCsA / tCsB deliver the rows and columns
+ *              it needs;
+ *   kloop      the k_tile count (TODO 6a) covers every k, and the copy's predicate (TODO 6b) is
+ *              1 exactly for the elements inside A / B, on ragged M, N and K.
+ * Each test feeds the learner's function correct inputs built here (the reference tiles,
+ * smem tensors and identity partitions), so a mistake in one TODO fails only its own test.
  * The rubric (exercise/rubric.txt) gives each test its points. Built by tests/exercise.mk with
  * the files of the source being graded (make grade03, make grade-solutions).
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,18 +95,96 @@ static const char *order_name(const problem *p) {
     return p->a_kmajor ? (p->b_kmajor ? "TN" : "TT") : (p->b_kmajor ? "NN" : "NT");
 }
 
-/* The learner's ex03_partition for CTA (bx,by), thread tid of problem p; must succeed. */
-static ex03_cta partition(const problem *p, int bx, int by, int tid) {
-    lay_tensor mA = lay_make_tensor(NULL, lay_l2(p->M, p->K, p->a_kmajor ? (int)p->lda : 1,
-                                                 p->a_kmajor ? 1 : (int)p->lda)); /* (M,K) */
-    lay_tensor mB = lay_make_tensor(NULL, lay_l2(p->N, p->K, p->b_kmajor ? (int)p->ldb : 1,
-                                                 p->b_kmajor ? 1 : (int)p->ldb)); /* (N,K) */
-    lay_tensor mC = lay_make_tensor(NULL, lay_l2(p->M, p->N, (int)p->ldc, 1));   /* (M,N) */
+/* The full tensors of problem p, as kernel.cu builds them: mA (M,K), mB (N,K), mC (M,N). */
+static void full_tensors(const problem *p, lay_tensor *mA, lay_tensor *mB, lay_tensor *mC) {
+    *mA = lay_make_tensor(NULL, lay_l2(p->M, p->K, p->a_kmajor ? (int)p->lda : 1,
+                                       p->a_kmajor ? 1 : (int)p->lda));
+    *mB = lay_make_tensor(NULL, lay_l2(p->N, p->K, p->b_kmajor ? (int)p->ldb : 1,
+                                       p->b_kmajor ? 1 : (int)p->ldb));
+    *mC = lay_make_tensor(NULL, lay_l2(p->M, p->N, (int)p->ldc, 1));
+}
+
+/* The reference smem layout (the lesson's): (blk_x,BLK_K):(1,blk_x+4). */
+static lay_layout ref_smem_layout(int blk_x) { return lay_l2(blk_x, EX03_BLK_K, 1, blk_x + 4); }
+
+/* The reference tensors of CTA (bx,by), thread tid: the inputs each test gives the learner's
+ * function under test (built with common/layout.h as the lesson's kernel builds them). */
+static ex03_cta ref_cta(const problem *p, int bx, int by, int tid) {
+    lay_tensor mA, mB, mC;
+    full_tensors(p, &mA, &mB, &mC);
+    const lay_tiler tiler = lay_tiler3(EX03_BLK_M, EX03_BLK_N, EX03_BLK_K);
+    const int coord[3] = {bx, by, LAY_FREE};
+    const lay_layout tA = ex03_copy_thr_layout(p->a_kmajor), tB = ex03_copy_thr_layout(p->b_kmajor);
     ex03_cta c;
     memset(&c, 0, sizeof c);
-    int rc = ex03_partition(&c, mA, mB, mC, smemA, smemB, p->a_kmajor, p->b_kmajor, bx, by, tid);
-    cr_assert(rc == LAY_OK, "ex03_partition(CTA (%d,%d), thread %d) returned %d (%s): not "
-              "written yet, or a layout operation failed", bx, by, tid, rc, lay_strerror(rc));
+    int rc = lay_local_tile(&c.gA, mA, tiler, coord, 0x5u);
+    if (rc == LAY_OK) rc = lay_local_tile(&c.gB, mB, tiler, coord, 0x6u);
+    if (rc == LAY_OK) rc = lay_local_tile(&c.gC, mC, tiler, coord, 0x3u);
+    c.sA = lay_make_tensor(smemA, ref_smem_layout(EX03_BLK_M));
+    c.sB = lay_make_tensor(smemB, ref_smem_layout(EX03_BLK_N));
+    const lay_tensor cA_m = lay_make_tensor(NULL, lay_l2(EX03_BLK_M, EX03_BLK_K, 1, 0));
+    const lay_tensor cA_k = lay_make_tensor(NULL, lay_l2(EX03_BLK_M, EX03_BLK_K, 0, 1));
+    const lay_tensor cB_n = lay_make_tensor(NULL, lay_l2(EX03_BLK_N, EX03_BLK_K, 1, 0));
+    const lay_tensor cB_k = lay_make_tensor(NULL, lay_l2(EX03_BLK_N, EX03_BLK_K, 0, 1));
+    if (rc == LAY_OK) rc = lay_local_partition(&c.tAcA_m, cA_m, tA, tid, LAY_PROJ_ALL);
+    if (rc == LAY_OK) rc = lay_local_partition(&c.tAcA_k, cA_k, tA, tid, LAY_PROJ_ALL);
+    if (rc == LAY_OK) rc = lay_local_partition(&c.tBcB_n, cB_n, tB, tid, LAY_PROJ_ALL);
+    if (rc == LAY_OK) rc = lay_local_partition(&c.tBcB_k, cB_k, tB, tid, LAY_PROJ_ALL);
+    cr_assert(rc == LAY_OK, "grader: the reference tensors failed (%s)", lay_strerror(rc));
+    return c;
+}
+
+/* After a learner's function returned an error: the first of its outputs left unbuilt. */
+static const char *first_unbuilt(const lay_tensor *const *outs, const char *const *names, int n) {
+    for (int i = 0; i < n; ++i)
+        if (!lay_valid(outs[i]->layout)) return names[i];
+    return "(none: every output is a layout, but the function still returned an error)";
+}
+
+static void expect_ok(int rc, const char *fn, const char *todo, const problem *p, int bx, int by,
+                      int tid, const lay_tensor *const *outs, const char *const *names, int n) {
+    char thr[32] = "";
+    if (tid >= 0) snprintf(thr, sizeof thr, ", thread %d", tid);
+    cr_assert(rc == LAY_OK, "%s (%s), %s, CTA (%d,%d)%s, returned %d (%s): not written yet, or "
+              "a layout operation failed; the first tensor not built is %s", fn, todo,
+              order_name(p), bx, by, thr, rc, lay_strerror(rc), first_unbuilt(outs, names, n));
+}
+
+/* The learner's ex03_cta_tiles (TODO 2) for CTA (bx,by) of problem p; must succeed. */
+static ex03_cta learner_tiles(const problem *p, int bx, int by) {
+    lay_tensor mA, mB, mC;
+    full_tensors(p, &mA, &mB, &mC);
+    ex03_cta c;
+    memset(&c, 0, sizeof c);
+    const int rc = ex03_cta_tiles(&c, mA, mB, mC, bx, by);
+    const lay_tensor *outs[] = {&c.gA, &c.gB, &c.gC};
+    const char *names[] = {"gA", "gB", "gC"};
+    expect_ok(rc, "ex03_cta_tiles", "TODO 2", p, bx, by, -1, outs, names, 3);
+    return c;
+}
+
+/* The learner's ex03_copy_partitions (TODO 4), from the reference gA, gB, sA, sB. */
+static ex03_cta learner_copy(const problem *p, int bx, int by, int tid) {
+    ex03_cta r = ref_cta(p, bx, by, tid), c;
+    memset(&c, 0, sizeof c);
+    c.gA = r.gA; c.gB = r.gB; c.sA = r.sA; c.sB = r.sB;
+    const int rc = ex03_copy_partitions(&c, p->a_kmajor, p->b_kmajor, tid);
+    const lay_tensor *outs[] = {&c.tAgA, &c.tAsA, &c.tAcA_m, &c.tAcA_k,
+                                &c.tBgB, &c.tBsB, &c.tBcB_n, &c.tBcB_k};
+    const char *names[] = {"tAgA", "tAsA", "tAcA_m", "tAcA_k", "tBgB", "tBsB", "tBcB_n", "tBcB_k"};
+    expect_ok(rc, "ex03_copy_partitions", "TODO 4", p, bx, by, tid, outs, names, 8);
+    return c;
+}
+
+/* The learner's ex03_compute_partitions (TODO 5), from the reference sA, sB, gC. */
+static ex03_cta learner_compute(const problem *p, int bx, int by, int tid) {
+    ex03_cta r = ref_cta(p, bx, by, tid), c;
+    memset(&c, 0, sizeof c);
+    c.gC = r.gC; c.sA = r.sA; c.sB = r.sB;
+    const int rc = ex03_compute_partitions(&c, tid);
+    const lay_tensor *outs[] = {&c.tCsA, &c.tCsB, &c.tCgC, &c.tCcC_m, &c.tCcC_n};
+    const char *names[] = {"tCsA", "tCsB", "tCgC", "tCcC_m", "tCcC_n"};
+    expect_ok(rc, "ex03_compute_partitions", "TODO 5", p, bx, by, tid, outs, names, 5);
     return c;
 }
 
@@ -124,6 +209,27 @@ Test(smem, layout_fits) {
                 cr_assert(lay_crd2idx2(L, x + 1, k) == lay_crd2idx2(L, x, k) + 1,
                           "ex03_smem_layout(%d): x must be contiguous ((%d,%d) and (%d,%d) are "
                           "not neighbours)", blks[b], x, k, x + 1, k);
+    }
+    /* TODO 3: sA, sB are tensors over smemA, smemB with that layout */
+    ex03_cta c;
+    memset(&c, 0, sizeof c);
+    ex03_smem_tiles(&c, smemA, smemB);
+    const lay_tensor *s[2] = {&c.sA, &c.sB};
+    const float *arr[2] = {smemA, smemB};
+    for (int b = 0; b < 2; ++b) {
+        const char *X = b ? "B" : "A";
+        const lay_layout L = ex03_smem_layout(blks[b]);
+        cr_assert(s[b]->ptr == (const void *)arr[b] && s[b]->off == 0,
+                  "ex03_smem_tiles (TODO 3): s%s must be a tensor over smem%s", X, X);
+        cr_assert(lay_valid(s[b]->layout) && lay_rank(s[b]->layout) == 2,
+                  "ex03_smem_tiles (TODO 3): s%s must have the layout ex03_smem_layout(%d)", X,
+                  blks[b]);
+        for (int k = 0; k < EX03_BLK_K; ++k)
+            for (int x = 0; x < blks[b]; ++x)
+                cr_assert(at2(*s[b], x, k) == lay_crd2idx2(L, x, k),
+                          "ex03_smem_tiles (TODO 3): s%s(%d,%d) is at offset %lld, but "
+                          "ex03_smem_layout(%d) puts it at %lld", X, x, k, at2(*s[b], x, k),
+                          blks[b], lay_crd2idx2(L, x, k));
     }
 }
 
@@ -162,7 +268,7 @@ Test(tiles, cta_tiles) {
         const int ktiles = (p.K + EX03_BLK_K - 1) / EX03_BLK_K;
         for (size_t ci = 0; ci < sizeof ctas / sizeof ctas[0]; ++ci) {
             const int bx = ctas[ci][0], by = ctas[ci][1];
-            const ex03_cta c = partition(&p, bx, by, 0);
+            const ex03_cta c = learner_tiles(&p, bx, by);
             const lay_off m0 = (lay_off)bx * EX03_BLK_M, n0 = (lay_off)by * EX03_BLK_N;
             cr_assert(lay_rank(c.gA.layout) == 3 && lay_rank(c.gB.layout) == 3 &&
                       lay_rank(c.gC.layout) == 2,
@@ -199,14 +305,14 @@ Test(tiles, cta_tiles) {
 static void check_copy(const problem *p, int bx, int by, int which) {
     const int blk = which ? EX03_BLK_N : EX03_BLK_M;
     const char *X = which ? "B" : "A";
-    lay_layout L = smem_layout_checked(blk, which ? EX03_SMEM_B_FLOATS : EX03_SMEM_A_FLOATS);
+    lay_layout L = ref_smem_layout(blk); /* the reference sA / sB are the inputs */
     int *inv = smem_inverse(L, blk);
     unsigned char *hits = calloc((size_t)blk * EX03_BLK_K, 1);
     cr_assert(hits);
     const lay_off x0 = which ? (lay_off)by * EX03_BLK_N : (lay_off)bx * EX03_BLK_M;
     const int ktiles = (p->K + EX03_BLK_K - 1) / EX03_BLK_K;
     for (int t = 0; t < EX03_NTHR; ++t) {
-        const ex03_cta c = partition(p, bx, by, t);
+        const ex03_cta c = learner_copy(p, bx, by, t);
         const lay_tensor g = which ? c.tBgB : c.tAgA, s = which ? c.tBsB : c.tAsA;
         const lay_tensor cx = which ? c.tBcB_n : c.tAcA_m, ck = which ? c.tBcB_k : c.tAcA_k;
         cr_assert(s.ptr == (which ? (void *)smemB : (void *)smemA),
@@ -251,8 +357,7 @@ Test(partition, copy_partitions) {
 }
 
 Test(partition, compute_partitions) {
-    lay_layout LA = smem_layout_checked(EX03_BLK_M, EX03_SMEM_A_FLOATS);
-    lay_layout LB = smem_layout_checked(EX03_BLK_N, EX03_SMEM_B_FLOATS);
+    const lay_layout LA = ref_smem_layout(EX03_BLK_M), LB = ref_smem_layout(EX03_BLK_N);
     for (int pi = 0; pi < 4; ++pi) {
         const problem p = problem_i(pi);
         const int bx = 1, by = 2;
@@ -260,7 +365,7 @@ Test(partition, compute_partitions) {
         static unsigned char owned[EX03_BLK_M * EX03_BLK_N];
         memset(owned, 0, sizeof owned);
         for (int t = 0; t < EX03_NTHR; ++t) {
-            const ex03_cta c = partition(&p, bx, by, t);
+            const ex03_cta c = learner_compute(&p, bx, by, t);
             cr_assert(c.tCsA.ptr == (void *)smemA && c.tCsB.ptr == (void *)smemB,
                       "tCsA / tCsB must be partitions of sA / sB");
             for (int i = 0; i < EX03_THR_M; ++i)
@@ -290,4 +395,64 @@ Test(partition, compute_partitions) {
             cr_assert(owned[e], "C tile element (%d,%d) has no owner", e / EX03_BLK_N,
                       e % EX03_BLK_N);
     }
+}
+
+/* ---- the k_tile loop's index logic -------------------------------------------------------- */
+
+Test(kloop, k_tile_count) {
+    const int Ks[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65, 127, 1000, 4093, 4096, 4097};
+    for (size_t i = 0; i < sizeof Ks / sizeof Ks[0]; ++i) {
+        const int K = Ks[i], want = (K + EX03_BLK_K - 1) / EX03_BLK_K, got = ex03_k_tile_count(K);
+        cr_assert(got == want, "ex03_k_tile_count(%d) (TODO 6a) is %d; the k_tiles must hold "
+                  "k = 0 .. %d, %d k per k_tile: %d k_tile%s", K, got, K - 1, EX03_BLK_K, want,
+                  want == 1 ? "" : "s");
+    }
+}
+
+/* Every thread's copy predicate, for every k_tile, against where its element really is: thread
+ * t sits at (tx,tk) of the given copy thread layout, so element (i,j) of its partition is the
+ * tile element (tx + 32 i, tk + 8 j). The inputs are the reference identity partitions. */
+static void check_pred(const problem *p, int bx, int by, int which) {
+    const char *X = which ? "B" : "A";
+    const int rows = which ? p->N : p->M, x0 = which ? by * EX03_BLK_N : bx * EX03_BLK_M;
+    const int cpy_x = which ? EX03_CPY_N : EX03_CPY_M;
+    const lay_layout thr = ex03_copy_thr_layout(which ? p->b_kmajor : p->a_kmajor);
+    const int ktiles = (p->K + EX03_BLK_K - 1) / EX03_BLK_K;
+    int tx[EX03_NTHR], tk[EX03_NTHR];
+    for (int x = 0; x < 32; ++x)
+        for (int k = 0; k < 8; ++k) {
+            const int t = (int)lay_crd2idx2(thr, x, k);
+            tx[t] = x;
+            tk[t] = k;
+        }
+    for (int t = 0; t < EX03_NTHR; ++t) {
+        const ex03_cta r = ref_cta(p, bx, by, t);
+        const lay_tensor cx = which ? r.tBcB_n : r.tAcA_m, ck = which ? r.tBcB_k : r.tAcA_k;
+        for (int kt = 0; kt < ktiles; ++kt)
+            for (int i = 0; i < cpy_x; ++i)
+                for (int j = 0; j < EX03_CPY_K; ++j) {
+                    const int x = tx[t] + 32 * i, k = tk[t] + 8 * j;
+                    const int gx = x0 + x, gk = kt * EX03_BLK_K + k;
+                    const int want = gx < rows && gk < p->K;
+                    const int got = ex03_copy_pred(cx, ck, i, j, rows - x0, p->K, kt) != 0;
+                    cr_assert(got == want, "ex03_copy_pred (TODO 6b), %s (%d x %d x %d), CTA "
+                              "(%d,%d), thread %d, k_tile %d, element (%d,%d) = tile element "
+                              "(%d,%d) = %s(%d,%d): returned %d, but that element is %s %s",
+                              order_name(p), p->M, p->N, p->K, bx, by, t, kt, i, j, x, k, X, gx,
+                              gk, got, want ? "inside" : "outside", X);
+                }
+    }
+}
+
+Test(kloop, copy_predicate) {
+    const int Ks[] = {33, 1, 8, 7};
+    for (int pi = 0; pi < 4; ++pi)
+        for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ++ki) {
+            problem p = problem_i(pi);
+            p = make_problem(p.M, p.N, Ks[ki], p.a_kmajor, p.b_kmajor, 0);
+            for (size_t ci = 0; ci < sizeof ctas / sizeof ctas[0]; ++ci) {
+                check_pred(&p, ctas[ci][0], ctas[ci][1], 0);
+                check_pred(&p, ctas[ci][0], ctas[ci][1], 1);
+            }
+        }
 }

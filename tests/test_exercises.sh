@@ -9,7 +9,8 @@
 #      `make test` is complete and the CPU graders build against the skeletons;
 #   5. the grader's GPU logic, with tests/grade/mock_run.sh standing in for a graded binary on
 #      a GPU: passes, a slow kernel (half the speed points), wrong answers, a fault, a hang
-#      (stopped by the timeout), refused cases.
+#      (stopped by the timeout), refused cases; its last line names its exit status;
+#   6. `make gradeNN SUB=dir/sub_x` grades into build/grade/NN_name/sub_x (no doubled prefix).
 # The binaries are built by make test (test-cpu depends on them, tests/exercise.mk).
 # Usage: BUILD=build bash tests/test_exercises.sh
 set -u
@@ -71,7 +72,8 @@ if [ -x "$cpu" ]; then
               --cpu "$cpu" --run tests/grade/mock_run.sh --probe tests/grade/mock_run.sh 2>&1); rc=$?
         r=$BUILD/grade/mock/$1/report.json
         gpu=$(( $(sed -n 's/^  "score": \([0-9]*\),$/\1/p' "$r") - $(sed -n 's/^  "cpu_score": \([0-9]*\),$/\1/p' "$r") ))
-        if [ $rc != "$2" ] || [ $gpu != "$3" ] || ! printf '%s' "$out" | grep -q -- "$4"; then
+        if [ $rc != "$2" ] || [ $gpu != "$3" ] || ! printf '%s' "$out" | grep -q -- "$4" ||
+           ! printf '%s' "$out" | tail -1 | grep -q "^grader status $2: "; then
             fail=1; echo "FAIL grader with a mock GPU, $1: exit $rc (want $2), GPU points $gpu (want $3), output:"
             printf '%s\n' "$out" | tail -7
         fi
@@ -86,6 +88,15 @@ if [ -x "$cpu" ]; then
     mock refuse 1 0 "refused: 1 case of exercise"
 else
     fail=1; echo "FAIL grader with a mock GPU: $cpu is not built"
+fi
+
+# 6. the build folder of a submission
+l1=$(printf '%s\n' $lessons | head -1)
+if [ -n "$l1" ]; then
+    dry=$(make -n --no-print-directory BUILD="$BUILD" "grade${l1%%_*}" SUB=/nonexistent/sub_p128 2>&1)
+    if printf '%s' "$dry" | grep -q 'sub_sub_' || ! printf '%s' "$dry" | grep -q "grade/$l1/sub_p128"; then
+        fail=1; echo "FAIL exercises: make grade${l1%%_*} SUB=.../sub_p128 does not grade into $BUILD/grade/$l1/sub_p128"
+    fi
 fi
 
 [ $fail = 0 ] && echo "exercises: all checks passed"

@@ -2,11 +2,13 @@
  *
  * Staff solution. GEMM-COURSE-SOLUTION (make handout leaves solutions/ out)
  *
- * YOU WRITE the main loop (TODO 6): for every k_tile, the predicated copy of the A and B tiles
+ * YOU WRITE the main loop (TODO 7): for every k_tile, the predicated copy of the A and B tiles
  * into shared memory, the barriers, and the gemm of the tiles into the register accumulators.
  * Everything it needs comes from your tiles.h (part 1): ex03_partition builds the tiles and
- * partitions. The full tensors, the accumulators, the epilogue, the launch and the harness
- * descriptor are given.
+ * partitions, ex03_k_tile_count and ex03_copy_pred give the loop's extent and the copy's
+ * predicate (the CPU grader checks those; this loop itself is checked only on a GPU). The
+ * full tensors, the accumulators, the epilogue, the launch and the harness descriptor are
+ * given.
  *
  * Every operand order (TN, NT, NN, TT) and any M, N, K >= 1 must work: elements of a tile that
  * lie outside A or B are stored as 0 into shared memory, so they add nothing. The harness fills
@@ -20,9 +22,6 @@
 
 #include "exercise.h"
 #include "tiles.h"
-
-/* The value of an identity tensor at (i,j): the coordinate it stands for (its "offset"). */
-#define EX03_CRD2(t, i, j) ((t).off + lay_crd2idx2((t).layout, (i), (j)))
 
 __global__ void __launch_bounds__(EX03_NTHR)
     ex03_gemm(int M, int N, int K, float alpha, const float *A, int lda, int a_kmajor,
@@ -50,25 +49,25 @@ __global__ void __launch_bounds__(EX03_NTHR)
 #pragma unroll
         for (int j = 0; j < EX03_THR_N; ++j) tCrC[i][j] = 0.0f;
 
-    /* 6: the main loop over k_tiles */
-    const int k_tile_max = (K + EX03_BLK_K - 1) / EX03_BLK_K;
+    /* 7: the main loop over k_tiles */
+    const int k_tile_max = ex03_k_tile_count(K);
     for (int k_tile = 0; k_tile < k_tile_max; ++k_tile) {
-        const int k_rem = K - k_tile * EX03_BLK_K;
         /* a. copy(tAgA(_,_,k_tile), tAsA) and copy(tBgB(_,_,k_tile), tBsB), predicated by the
-         *    identity coordinates: the address is only arithmetic, the load is guarded */
+         *    identity coordinates: the address is only arithmetic (it may lie outside A; it is
+         *    never read then), the load is guarded */
 #pragma unroll
-        for (int i = 0; i < EX03_BLK_M / 32; ++i)
+        for (int i = 0; i < EX03_CPY_M; ++i)
 #pragma unroll
-            for (int j = 0; j < EX03_BLK_K / 8; ++j) {
-                const int in = EX03_CRD2(c.tAcA_m, i, j) < m_rem && EX03_CRD2(c.tAcA_k, i, j) < k_rem;
+            for (int j = 0; j < EX03_CPY_K; ++j) {
+                const int in = ex03_copy_pred(c.tAcA_m, c.tAcA_k, i, j, m_rem, K, k_tile);
                 const float *src = &LAY_AT3(c.tAgA, const float, i, j, k_tile);
                 LAY_AT2(c.tAsA, float, i, j) = in ? *src : 0.0f;
             }
 #pragma unroll
-        for (int i = 0; i < EX03_BLK_N / 32; ++i)
+        for (int i = 0; i < EX03_CPY_N; ++i)
 #pragma unroll
-            for (int j = 0; j < EX03_BLK_K / 8; ++j) {
-                const int in = EX03_CRD2(c.tBcB_n, i, j) < n_rem && EX03_CRD2(c.tBcB_k, i, j) < k_rem;
+            for (int j = 0; j < EX03_CPY_K; ++j) {
+                const int in = ex03_copy_pred(c.tBcB_n, c.tBcB_k, i, j, n_rem, K, k_tile);
                 const float *src = &LAY_AT3(c.tBgB, const float, i, j, k_tile);
                 LAY_AT2(c.tBsB, float, i, j) = in ? *src : 0.0f;
             }

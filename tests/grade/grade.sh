@@ -11,7 +11,8 @@
 #
 # The rubric (lessons/NN_name/exercise/rubric.txt) has one check per line,
 #     points | kind | id | title | spec
-# and the points add up to 100. Kinds:
+# and the points add up to 100; a line `files: ...` names the learner's files, and an optional
+# line `gpu-only: ...` says what only the GPU part checks (printed when it is not run). Kinds:
 #     cpu    spec = Criterion tests (suite::name ...); all must pass. No GPU needed.
 #     gpu    spec = ./run options; `run --variant exercise <spec>` must exit 0 with
 #            "0 failed, 0 skipped" (a refused case counts as failed).
@@ -26,8 +27,10 @@
 # Prints one line per check and the score out of 100; writes <report>/report.json (and the
 # logs of every check next to it). Without a usable GPU (or with GRADE_NO_GPU=1) it grades the
 # CPU part and says in one line that the GPU part was not run.
-# Exit status: 0 full marks; 1 points lost; 3 no points lost, but the GPU part was not run;
-# 2 the grader could not grade (bad rubric, missing binary, CPU grader that cannot start).
+# Exit status (also "status" in report.json, and said in the last line): 0 full marks; 1 points
+# lost; 3 no points lost, but the GPU part was not run; 2 the grader could not grade (bad
+# rubric, missing binary, CPU grader that cannot start). Under `make gradeNN`, make reports a
+# non-zero status N as "Error N" and then exits with its own status 2, whatever N is.
 set -u
 lesson= rubric= src= report= cpu= run= probe=
 while [ $# -gt 0 ]; do
@@ -55,9 +58,12 @@ tmo() { if command -v timeout >/dev/null 2>&1; then timeout -k 10 "$T" "$@"; els
 
 # ---- the rubric --------------------------------------------------------------------------
 ids=(); kinds=(); pts=(); titles=(); specs=()
-total=0
+total=0 gpu_only=
 while IFS= read -r line || [ -n "$line" ]; do
-    case "$line" in ''|'#'*|files:*) continue ;; esac
+    case "$line" in
+    gpu-only:*) gpu_only=${line#gpu-only:}; gpu_only=${gpu_only# }; continue ;;
+    ''|'#'*|files:*) continue ;;
+    esac
     IFS='|' read -r p k i t s <<< "$line"
     trim() { local x=$1; x=${x#"${x%%[![:space:]]*}"}; printf '%s' "${x%"${x##*[![:space:]]}"}"; }
     p=$(trim "$p"); k=$(trim "$k"); i=$(trim "$i"); t=$(trim "$t"); s=$(trim "$s")
@@ -239,6 +245,7 @@ commit=$(cat "${BUILD:-build}/commit.txt" 2>/dev/null || git rev-parse --short=1
     printf '  "status": %d,\n  "score": %d,\n  "max": 100,\n  "cpu_score": %d,\n  "cpu_max": %d,\n' \
         $status $score $cpu_pts $cpu_max
     printf '  "gpu_run": %s,\n  "gpu_max": %d,\n  "device": %s,\n' "$([ $gpu_run = 1 ] && echo true || echo false)" $gpu_max "$(json "${device:-$gpu_why}")"
+    printf '  "gpu_only": %s,\n' "$(json "$gpu_only")"
     printf '  "date": %s,\n  "commit": %s,\n  "checks": [\n' "$(json "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json "$commit")"
     for n in "${!results[@]}"; do
         IFS=$'\t' read -r id k got p cst detail <<< "${results[$n]}"
@@ -251,7 +258,15 @@ commit=$(cat "${BUILD:-build}/commit.txt" 2>/dev/null || git rev-parse --short=1
 
 if [ $need_gpu = 1 ] && [ $gpu_run = 0 ]; then
     echo "score $score/100 for $lesson, CPU part $cpu_pts/$cpu_max; GPU part NOT RUN ($gpu_why): its $gpu_max points are not graded  report: $report/report.json"
+    [ -n "$gpu_only" ] && echo "  not checked without a GPU: $gpu_only"
 else
     echo "score $score/100 for $lesson  report: $report/report.json"
 fi
+case $status in
+0) what="full marks" ;;
+1) what="points lost" ;;
+2) what="could not grade" ;;
+3) what="no points lost so far, but the GPU part was not run" ;;
+esac
+echo "grader status $status: $what${MAKELEVEL:+ (make shows a status N > 0 as 'Error N' and exits 2)}"
 exit $status

@@ -1,10 +1,12 @@
 /* kernel.cu - lesson 03 assignment, part 2: the k_tile loop of the shared-memory tiled GEMM.
  *
- * YOU WRITE the main loop (TODO 6): for every k_tile, the predicated copy of the A and B tiles
+ * YOU WRITE the main loop (TODO 7): for every k_tile, the predicated copy of the A and B tiles
  * into shared memory, the barriers, and the gemm of the tiles into the register accumulators.
  * Everything it needs comes from your tiles.h (part 1): ex03_partition builds the tiles and
- * partitions. The full tensors, the accumulators, the epilogue, the launch and the harness
- * descriptor are given.
+ * partitions, ex03_k_tile_count and ex03_copy_pred give the loop's extent and the copy's
+ * predicate (the CPU grader checks those; this loop itself is checked only on a GPU). The
+ * full tensors, the accumulators, the epilogue, the launch and the harness descriptor are
+ * given.
  *
  * Every operand order (TN, NT, NN, TT) and any M, N, K >= 1 must work: elements of a tile that
  * lie outside A or B are stored as 0 into shared memory, so they add nothing. The harness fills
@@ -18,9 +20,6 @@
 
 #include "exercise.h"
 #include "tiles.h"
-
-/* The value of an identity tensor at (i,j): the coordinate it stands for (its "offset"). */
-#define EX03_CRD2(t, i, j) ((t).off + lay_crd2idx2((t).layout, (i), (j)))
 
 __global__ void __launch_bounds__(EX03_NTHR)
     ex03_gemm(int M, int N, int K, float alpha, const float *A, int lda, int a_kmajor,
@@ -48,11 +47,11 @@ __global__ void __launch_bounds__(EX03_NTHR)
 #pragma unroll
         for (int j = 0; j < EX03_THR_N; ++j) tCrC[i][j] = 0.0f;
 
-    /* TODO 6: the main loop over the k_tiles of this CTA. For each k_tile:
+    /* TODO 7: the main loop over the ex03_k_tile_count(K) k_tiles of this CTA. For each k_tile:
      *   a. copy tAgA(_,_,k_tile) into tAsA and tBgB(_,_,k_tile) into tBsB, element by element
-     *      (EX03_BLK_M/32 x EX03_BLK_K/8 elements per thread and operand); an element whose
-     *      in-tile coordinates (tAcA_m, tAcA_k) are not inside the rest of A (m_rem rows, and
-     *      how many k remain) is stored as 0.0f instead;
+     *      ((EX03_CPY_M,EX03_CPY_K) elements of A per thread, (EX03_CPY_N,EX03_CPY_K) of B); an
+     *      element whose ex03_copy_pred is 0 (outside A: m_rem rows, K columns) is stored as
+     *      0.0f instead of loaded;
      *   b. a barrier;
      *   c. the gemm: for every k of the tile, tCrC(i,j) += tCsA(i,k) * tCsB(j,k);
      *   d. a barrier.
