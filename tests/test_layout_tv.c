@@ -125,7 +125,7 @@ static void check_copy(const copy_case *cc) {
     for (int r = 0; r < reps; ++r)
       for (int v = 0; v < nval; ++v) {
         int m, n;
-        lay_tiled_copy_crd(c, cc->blk_m, t, v, r, &m, &n);
+        lay_tiled_copy_crd(c, cc->blk_m, cc->blk_n, t, v, r, &m, &n);
         cr_assert(m >= 0 && m < cc->blk_m && n >= 0 && n < cc->blk_n, "%s: (%d,%d)", cc->what,
                   m, n);
         /* the kernel's point-wise answer is the algebra's TV layout */
@@ -152,10 +152,13 @@ static void check_copy(const copy_case *cc) {
         /* element j of the value tile in colex order, (j % VM, j / VM), is value
          * val(j % VM, j / VM) of the instruction */
         int m, n;
-        lay_tiled_copy_crd(c, cc->blk_m, t, (int)lay_crd2idx2(cc->val, j % VM, j / VM), r, &m, &n);
+        lay_tiled_copy_crd(c, cc->blk_m, cc->blk_n, t, (int)lay_crd2idx2(cc->val, j % VM, j / VM), r, &m, &n);
         cr_expect_eq(part.off + lay_crd2idx(part.layout, j + (lay_off)nval * r),
                      (lay_off)m * s0 + (lay_off)n * s1, "%s partition t=%d j=%d r=%d",
                      cc->what, t, j, r);
+        cr_expect_eq(lay_tiled_copy_base(c, s0, s1, t) +
+                         lay_tiled_copy_at(c, cc->blk_m, s0, s1, j + nval * r),
+                     (lay_off)m * s0 + (lay_off)n * s1);
       }
   }
 }
@@ -185,9 +188,9 @@ Test(tiled_copy, literal_values) {
   cr_expect_eq(lay_tiled_copy_reps(c, 128, 8), 2);
   cr_expect_eq(lay_tiled_copy_reps(c, 100, 8), 0);
   int m, n;
-  lay_tiled_copy_crd(c, 128, 5, 0, 1, &m, &n);
+  lay_tiled_copy_crd(c, 128, 8, 5, 0, 1, &m, &n);
   cr_expect(m == 66 && n == 4, "(%d,%d)", m, n);
-  lay_tiled_copy_crd(c, 128, 5, 3, 1, &m, &n);
+  lay_tiled_copy_crd(c, 128, 8, 5, 3, 1, &m, &n);
   cr_expect(m == 66 && n == 7, "(%d,%d)", m, n);
   /* gmem offset with a run-time leading dimension */
   cr_expect_eq(lay_tiled_copy_offset(c, lay_l2(128, 8, 1000, 1), 5, 0, 1), 66 * 1000 + 4);
@@ -208,21 +211,22 @@ Test(tiled_copy, literal_values) {
 Test(mma_atom, fragments_equal_the_ptx_tables) {
   lay_mma_atom a = lay_mma_atom_m16n8k16();
   cr_expect(a.m == 16 && a.n == 8 && a.k == 16 && a.na == 8 && a.nb == 4 && a.nc == 4);
-  expect_layout(a.a, "((4,8),(2,2,2)):((32,1),(16,8,128))");
-  expect_layout(a.b, "((4,8),(2,2)):((16,1),(8,64))");
-  expect_layout(a.c, "((4,8),(2,2)):((32,1),(16,8))");
+  expect_layout(lay_tv_layout(&a.a), "((4,8),(2,2,2)):((32,1),(16,8,128))");
+  expect_layout(lay_tv_layout(&a.b), "((4,8),(2,2)):((16,1),(8,64))");
+  expect_layout(lay_tv_layout(&a.c), "((4,8),(2,2)):((32,1),(16,8))");
+  expect_layout(lay_tv_mma_m16n8k16_a(), "((4,8),(2,2,2)):((32,1),(16,8,128))");
   for (int l = 0; l < 32; ++l) {
     const int g = l / 4, t = l % 4;
     for (int v = 0; v < 8; ++v) { /* a0,a1: (g, 2t+{0,1}) a2,a3: g+8  a4..a7: cols +8 */
-      int idx = lay_crd2idx_i(a.a, l + 32 * v);
+      int idx = lay_tv_at(&a.a, l, v);
       cr_expect_eq(idx % 16, g + 8 * ((v / 2) % 2));
       cr_expect_eq(idx / 16, 2 * t + v % 2 + 8 * (v / 4));
     }
     for (int v = 0; v < 4; ++v) { /* b0,b1: (k 2t+{0,1}, n g)  b2,b3: k + 8 */
-      int idx = lay_crd2idx_i(a.b, l + 32 * v);
+      int idx = lay_tv_at(&a.b, l, v);
       cr_expect_eq(idx % 8, g);
       cr_expect_eq(idx / 8, 2 * t + v % 2 + 8 * (v / 2));
-      idx = lay_crd2idx_i(a.c, l + 32 * v); /* c0,c1: (g, 2t+{0,1})  c2,c3: g+8 */
+      idx = lay_tv_at(&a.c, l, v); /* c0,c1: (g, 2t+{0,1})  c2,c3: g+8 */
       cr_expect_eq(idx % 16, g + 8 * (v / 2));
       cr_expect_eq(idx / 16, 2 * t + v % 2);
     }
@@ -230,7 +234,7 @@ Test(mma_atom, fragments_equal_the_ptx_tables) {
   /* seed: thread 5 holds A[1][2..3], A[9][2..3], A[1][10..11], A[9][10..11] */
   static const int t5[8][2] = {{1, 2}, {1, 3}, {9, 2}, {9, 3}, {1, 10}, {1, 11}, {9, 10}, {9, 11}};
   for (int v = 0; v < 8; ++v) {
-    int idx = lay_crd2idx_i(a.a, 5 + 32 * v);
+    int idx = lay_tv_at(&a.a, 5, v);
     cr_expect(idx % 16 == t5[v][0] && idx / 16 == t5[v][1], "thread 5 value %d", v);
   }
 }
@@ -250,9 +254,9 @@ static void check_tiled_mma(const mma_case *mc) {
   const int BM = WM * at.m * mc->rm, BN = WN * at.n * mc->rn, BK = at.k * mc->rk;
   const int NT = 32 * WM * WN;
   lay_layout ta, tb, tc;
-  cr_assert_eq(lay_tiled_mma_tv_a(&ta, t), LAY_OK);
-  cr_assert_eq(lay_tiled_mma_tv_b(&tb, t), LAY_OK);
-  cr_assert_eq(lay_tiled_mma_tv_c(&tc, t), LAY_OK);
+  cr_assert_eq(lay_tiled_mma_tv_a(&ta, &t), LAY_OK);
+  cr_assert_eq(lay_tiled_mma_tv_b(&tb, &t), LAY_OK);
+  cr_assert_eq(lay_tiled_mma_tv_c(&tc, &t), LAY_OK);
   int *hc = calloc((size_t)(BM * BN), sizeof(int)), *ha = calloc((size_t)(BM * BK), sizeof(int));
   int *hb = calloc((size_t)(BN * BK), sizeof(int));
   cr_assert(hc && ha && hb);
@@ -260,7 +264,7 @@ static void check_tiled_mma(const mma_case *mc) {
     int w = lay_inverse_at(mc->warps, tid / 32), wm = w % WM, wn = w / WM;
     for (int v = 0; v < at.nc * mc->rm * mc->rn; ++v) {
       int m, n;
-      lay_tiled_mma_c_crd(t, tid, v, &m, &n);
+      lay_tiled_mma_c_crd(&t, tid, v, &m, &n);
       cr_assert(m >= 0 && m < BM && n >= 0 && n < BN);
       cr_expect_eq(lay_crd2idx(tc, tid + (lay_off)NT * v), m + BM * n, "C tid %d v %d", tid, v);
       /* inside the warp's tile, in atom (i, j) */
@@ -272,14 +276,14 @@ static void check_tiled_mma(const mma_case *mc) {
     }
     for (int v = 0; v < at.na * mc->rm * mc->rk; ++v) {
       int m, k;
-      lay_tiled_mma_a_crd(t, tid, v, &m, &k);
+      lay_tiled_mma_a_crd(&t, tid, v, &m, &k);
       cr_assert(m >= 0 && m < BM && k >= 0 && k < BK);
       cr_expect_eq(lay_crd2idx(ta, tid + (lay_off)NT * v), m + BM * k, "A tid %d v %d", tid, v);
       ha[m + BM * k]++;
     }
     for (int v = 0; v < at.nb * mc->rn * mc->rk; ++v) {
       int n, k;
-      lay_tiled_mma_b_crd(t, tid, v, &n, &k);
+      lay_tiled_mma_b_crd(&t, tid, v, &n, &k);
       cr_assert(n >= 0 && n < BN && k >= 0 && k < BK);
       cr_expect_eq(lay_crd2idx(tb, tid + (lay_off)NT * v), n + BN * k, "B tid %d v %d", tid, v);
       hb[n + BN * k]++;
@@ -294,28 +298,34 @@ static void check_tiled_mma(const mma_case *mc) {
   const int s0 = 3, s1 = 1000;
   for (int tid = 0; tid < NT; ++tid) {
     lay_tensor pa, pb, pc;
-    cr_assert_eq(lay_tiled_mma_partition_a(&pa, t, lay_make_tensor(NULL, lay_l2(BM, BK, s0, s1)), tid), LAY_OK);
-    cr_assert_eq(lay_tiled_mma_partition_b(&pb, t, lay_make_tensor(NULL, lay_l2(BN, BK, s0, s1)), tid), LAY_OK);
-    cr_assert_eq(lay_tiled_mma_partition_c(&pc, t, lay_make_tensor(NULL, lay_l2(BM, BN, s0, s1)), tid), LAY_OK);
+    cr_assert_eq(lay_tiled_mma_partition_a(&pa, &t, lay_make_tensor(NULL, lay_l2(BM, BK, s0, s1)), tid), LAY_OK);
+    cr_assert_eq(lay_tiled_mma_partition_b(&pb, &t, lay_make_tensor(NULL, lay_l2(BN, BK, s0, s1)), tid), LAY_OK);
+    cr_assert_eq(lay_tiled_mma_partition_c(&pc, &t, lay_make_tensor(NULL, lay_l2(BM, BN, s0, s1)), tid), LAY_OK);
     cr_assert_eq(lay_size(pa.layout), at.na * mc->rm * mc->rk);
     cr_assert_eq(lay_size(pc.layout), at.nc * mc->rm * mc->rn);
     for (int v = 0; v < at.na * mc->rm * mc->rk; ++v) {
       int m, k;
-      lay_tiled_mma_a_crd(t, tid, v, &m, &k);
+      lay_tiled_mma_a_crd(&t, tid, v, &m, &k);
       cr_expect_eq(pa.off + lay_crd2idx(pa.layout, v), (lay_off)m * s0 + (lay_off)k * s1,
                    "partition A tid %d v %d", tid, v);
+      cr_expect_eq(lay_tiled_mma_base_a(&t, s0, s1, tid) + lay_tiled_mma_at_a(&t, s0, s1, v),
+                   (lay_off)m * s0 + (lay_off)k * s1);
     }
     for (int v = 0; v < at.nb * mc->rn * mc->rk; ++v) {
       int n, k;
-      lay_tiled_mma_b_crd(t, tid, v, &n, &k);
+      lay_tiled_mma_b_crd(&t, tid, v, &n, &k);
       cr_expect_eq(pb.off + lay_crd2idx(pb.layout, v), (lay_off)n * s0 + (lay_off)k * s1,
                    "partition B tid %d v %d", tid, v);
+      cr_expect_eq(lay_tiled_mma_base_b(&t, s0, s1, tid) + lay_tiled_mma_at_b(&t, s0, s1, v),
+                   (lay_off)n * s0 + (lay_off)k * s1);
     }
     for (int v = 0; v < at.nc * mc->rm * mc->rn; ++v) {
       int m, n;
-      lay_tiled_mma_c_crd(t, tid, v, &m, &n);
+      lay_tiled_mma_c_crd(&t, tid, v, &m, &n);
       cr_expect_eq(pc.off + lay_crd2idx(pc.layout, v), (lay_off)m * s0 + (lay_off)n * s1,
                    "partition C tid %d v %d", tid, v);
+      cr_expect_eq(lay_tiled_mma_base_c(&t, s0, s1, tid) + lay_tiled_mma_at_c(&t, s0, s1, v),
+                   (lay_off)m * s0 + (lay_off)n * s1);
     }
   }
   for (int e = 0; e < BM * BN; ++e) cr_expect_eq(hc[e], 1);
@@ -343,17 +353,17 @@ Test(tiled_mma, fragments_cover_the_cta_tile_and_equal_the_algebra) {
 
 Test(tiled_mma, fma_atom_is_lesson_04s_thread_tile) {
   lay_mma_atom a = lay_mma_atom_fma(4, 8, 4, 4);
-  expect_layout(a.c, "((8,4),(4,4)):((64,4),(1,16))");
+  expect_layout(lay_tv_layout(&a.c), "((8,4),(4,4)):((64,4),(1,16))");
   cr_expect(a.m == 16 && a.n == 32 && a.k == 1 && a.na == 4 && a.nb == 4 && a.nc == 16);
   /* lane l at (l/8, l%8) owns rows 4(l/8)+0..3, columns 4(l%8)+0..3 */
   for (int l = 0; l < 32; ++l)
     for (int v = 0; v < 16; ++v) {
-      int idx = lay_tv_crd2idx(a.c, 32, l, v);
+      int idx = lay_tv_at(&a.c, l, v);
       cr_expect_eq(idx % 16, 4 * (l / 8) + v % 4);
       cr_expect_eq(idx / 16, 4 * (l % 8) + v / 4);
       if (v < 4) {
-        cr_expect_eq(lay_tv_crd2idx(a.a, 32, l, v), 4 * (l / 8) + v);
-        cr_expect_eq(lay_tv_crd2idx(a.b, 32, l, v), 4 * (l % 8) + v);
+        cr_expect_eq(lay_tv_at(&a.a, l, v), 4 * (l / 8) + v);
+        cr_expect_eq(lay_tv_at(&a.b, l, v), 4 * (l % 8) + v);
       }
     }
 }
@@ -361,12 +371,23 @@ Test(tiled_mma, fma_atom_is_lesson_04s_thread_tile) {
 Test(pointwise, tv_crd2idx_is_crd2idx_mode_by_mode) {
   const lay_mma_atom as[2] = {lay_mma_atom_m16n8k16(), lay_mma_atom_fma(8, 4, 2, 4)};
   for (int i = 0; i < 2; ++i) {
-    const lay_layout ls[3] = {as[i].a, as[i].b, as[i].c};
+    const lay_tv *ls[3] = {&as[i].a, &as[i].b, &as[i].c};
     const int nv[3] = {as[i].na, as[i].nb, as[i].nc};
-    for (int j = 0; j < 3; ++j)
+    for (int j = 0; j < 3; ++j) {
+      const lay_layout L = lay_tv_layout(ls[j]);
+      cr_expect_eq(lay_tv_nthr(ls[j]), 32);
+      cr_expect_eq(lay_tv_nval(ls[j]), nv[j]);
       for (int t = 0; t < 32; ++t)
-        for (int v = 0; v < nv[j]; ++v)
-          cr_expect_eq(lay_tv_crd2idx(ls[j], 32, t, v), lay_crd2idx_i(ls[j], t + 32 * v));
+        for (int v = 0; v < nv[j]; ++v) {
+          const int e = lay_crd2idx_i(L, t + 32 * v);
+          cr_expect_eq(lay_tv_crd2idx(L, 32, t, v), e);
+          cr_expect_eq(lay_tv_at(ls[j], t, v), e);
+          int tt, vv;
+          lay_tv_inverse_at(ls[j], e, &tt, &vv);
+          if (lay_tv_nval(ls[j]) * 32 == lay_size(L) && (j != 0 || i == 0) && (j != 1 || i == 0))
+            cr_expect(tt == t && vv == v, "inverse atom %d tv %d (%d,%d)", i, j, t, v);
+        }
+    }
   }
   for (int x = 1; x <= 4; x *= 2)
     for (int t = 0; t < 32; ++t)
@@ -381,22 +402,22 @@ Test(pointwise, tv_crd2idx_is_crd2idx_mode_by_mode) {
 Test(tiled_mma, literal_values) {
   lay_tiled_mma t = lay_make_tiled_mma(lay_mma_atom_m16n8k16(), lay_l2(2, 4, 4, 1), 4, 4, 2);
   int m, k, n;
-  lay_tiled_mma_a_crd(t, 37, 8 * (1 + 4 * 1) + 3, &m, &k); /* warp 1 = (0,1), lane 5, a3 */
+  lay_tiled_mma_a_crd(&t, 37, 8 * (1 + 4 * 1) + 3, &m, &k); /* warp 1 = (0,1), lane 5, a3 */
   cr_expect(m == 25 && k == 19, "(%d,%d)", m, k);
-  lay_tiled_mma_c_crd(t, 32 * 6 + 9, 4 * (2 + 4 * 3) + 1, &m, &n); /* warp 6 = (1,2), lane 9 */
+  lay_tiled_mma_c_crd(&t, 32 * 6 + 9, 4 * (2 + 4 * 3) + 1, &m, &n); /* warp 6 = (1,2), lane 9 */
   cr_expect(m == 64 + 32 + 2 && n == 64 + 24 + 3, "(%d,%d)", m, n);
-  lay_tiled_mma_b_crd(t, 32 * 6 + 9, 4 * (3 + 4 * 1) + 2, &n, &k); /* b2 of atom (j 3, kk 1) */
+  lay_tiled_mma_b_crd(&t, 32 * 6 + 9, 4 * (3 + 4 * 1) + 2, &n, &k); /* b2 of atom (j 3, kk 1) */
   cr_expect(n == 64 + 24 + 2 && k == 16 + 2 + 8, "(%d,%d)", n, k);
   lay_tiled_mma f = lay_make_tiled_mma(lay_mma_atom_fma(4, 8, 4, 4), lay_l2(2, 2, 2, 1), 4, 2, 8);
   lay_tensor pa, pb;
-  cr_assert_eq(lay_tiled_mma_partition_a(&pa, f, lay_make_tensor(NULL, lay_l2(128, 8, 1, 132)), 37),
+  cr_assert_eq(lay_tiled_mma_partition_a(&pa, &f, lay_make_tensor(NULL, lay_l2(128, 8, 1, 132)), 37),
                LAY_OK);
-  cr_assert_eq(lay_tiled_mma_partition_b(&pb, f, lay_make_tensor(NULL, lay_l2(128, 8, 1, 132)), 37),
+  cr_assert_eq(lay_tiled_mma_partition_b(&pb, &f, lay_make_tensor(NULL, lay_l2(128, 8, 1, 132)), 37),
                LAY_OK);
   expect_layout(pa.layout, "(4,4,8):(1,16,132)");
   cr_expect(pa.off == 0 && pb.off == 64 + 20, "%lld %lld", pa.off, pb.off);
   lay_layout tc;
-  cr_assert_eq(lay_tiled_mma_tv_c(&tc, t), LAY_OK);
+  cr_assert_eq(lay_tiled_mma_tv_c(&tc, &t), LAY_OK);
   expect_layout(tc, "(((4,8),(4,2)),((2,2),(4,4))):(((256,1),(4096,64)),((128,8),(16,1024)))");
 }
 
@@ -518,7 +539,7 @@ Test(ldmatrix, derived_rows_deliver_the_mma_fragment) {
 /* Over a tiled MMA: every warp, every q: the simulated ldmatrix with the rows
  * lay_tiled_ldmatrix_*_crd gives delivers fragment values [2x q, 2x q + 2x) of every lane. */
 static void check_tiled_ldsm(lay_tiled_mma t, int x, int trans, int operand_b) {
-  const int WM = t.warps.shape[0], WN = t.warps.shape[1];
+  const int WM = t.ws[0], WN = t.ws[1];
   const int R = operand_b ? WN * 8 * t.rep_n : WM * 16 * t.rep_m, K = 16 * t.rep_k;
   const int nq = (operand_b ? 4 * t.rep_n : 8 * t.rep_m) * t.rep_k / (2 * x);
   int *smem = malloc(sizeof(int) * (size_t)(R * K));
@@ -530,8 +551,8 @@ static void check_tiled_ldsm(lay_tiled_mma t, int x, int trans, int operand_b) {
       int addr[32], out[32][8];
       for (int l = 0; l < 32; ++l) {
         int r, k;
-        if (operand_b) lay_tiled_ldmatrix_b_crd(t, x, trans, 32 * w + l, q, &r, &k);
-        else lay_tiled_ldmatrix_a_crd(t, x, trans, 32 * w + l, q, &r, &k);
+        if (operand_b) lay_tiled_ldmatrix_b_crd(&t, x, trans, 32 * w + l, q, &r, &k);
+        else lay_tiled_ldmatrix_a_crd(&t, x, trans, 32 * w + l, q, &r, &k);
         addr[l] = trans ? k * R + r : r * K + k;
         cr_assert(trans ? (r % 8 == 0) : (k % 8 == 0), "16-byte aligned rows");
       }
@@ -539,8 +560,8 @@ static void check_tiled_ldsm(lay_tiled_mma t, int x, int trans, int operand_b) {
       for (int l = 0; l < 32; ++l)
         for (int v = 0; v < 2 * x; ++v) {
           int r, k;
-          if (operand_b) lay_tiled_mma_b_crd(t, 32 * w + l, 2 * x * q + v, &r, &k);
-          else lay_tiled_mma_a_crd(t, 32 * w + l, 2 * x * q + v, &r, &k);
+          if (operand_b) lay_tiled_mma_b_crd(&t, 32 * w + l, 2 * x * q + v, &r, &k);
+          else lay_tiled_mma_a_crd(&t, 32 * w + l, 2 * x * q + v, &r, &k);
           cr_expect_eq(out[l][v], r + R * k, "%c x%d trans %d warp %d q %d lane %d v %d",
                        operand_b ? 'B' : 'A', x, trans, w, q, l, v);
         }
@@ -559,11 +580,11 @@ Test(ldmatrix, tiled_over_the_mma_delivers_every_fragment) {
     check_tiled_ldsm(u, 4, tr, 1);
   }
   int m, k;
-  lay_tiled_ldmatrix_a_crd(t, 4, 0, 37, 0, &m, &k); /* warp 1 (wm 0), lane 5: row 5, k 0 */
+  lay_tiled_ldmatrix_a_crd(&t, 4, 0, 37, 0, &m, &k); /* warp 1 (wm 0), lane 5: row 5, k 0 */
   cr_expect(m == 5 && k == 0);
-  lay_tiled_ldmatrix_a_crd(t, 4, 0, 32 + 21, 0, &m, &k);
+  lay_tiled_ldmatrix_a_crd(&t, 4, 0, 32 + 21, 0, &m, &k);
   cr_expect(m == 5 && k == 8);
-  lay_tiled_ldmatrix_a_crd(t, 4, 0, 4 * 32 + 10, 1 + 4 * 1, &m, &k); /* warp 4: wm 1, i 1, kk 1 */
+  lay_tiled_ldmatrix_a_crd(&t, 4, 0, 4 * 32 + 10, 1 + 4 * 1, &m, &k); /* warp 4: wm 1, i 1, kk 1 */
   cr_expect(m == 64 + 16 + 10 && k == 16, "(%d,%d)", m, k);
 }
 
@@ -614,7 +635,7 @@ Test(swizzle, swizzled_tile_is_conflict_free_for_ldmatrix) {
         int used = 0;
         for (int l = 8 * phase; l < 8 * phase + 8; ++l) {
           int m, k;
-          lay_tiled_ldmatrix_a_crd(t, 4, 0, 32 * w + l, q, &m, &k);
+          lay_tiled_ldmatrix_a_crd(&t, 4, 0, 32 * w + l, q, &m, &k);
           int group = (int)((lay_swizzled_crd2idx2(S, m, k) * 2 / 16) % 8);
           cr_expect_eq(used & (1 << group), 0, "warp %d q %d phase %d: group %d twice", w, q,
                        phase, group);
@@ -624,7 +645,7 @@ Test(swizzle, swizzled_tile_is_conflict_free_for_ldmatrix) {
   /* without the swizzle all 8 rows of a phase share one group */
   lay_layout plain = lay_l2(128, 64, 64, 1);
   int m0, k0, m1, k1;
-  lay_tiled_ldmatrix_a_crd(t, 4, 0, 0, 0, &m0, &k0);
-  lay_tiled_ldmatrix_a_crd(t, 4, 0, 1, 0, &m1, &k1);
+  lay_tiled_ldmatrix_a_crd(&t, 4, 0, 0, 0, &m0, &k0);
+  lay_tiled_ldmatrix_a_crd(&t, 4, 0, 1, 0, &m1, &k1);
   cr_expect_eq((lay_crd2idx2(plain, m0, k0) * 2 / 16) % 8, (lay_crd2idx2(plain, m1, k1) * 2 / 16) % 8);
 }

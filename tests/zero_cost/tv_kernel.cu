@@ -32,7 +32,7 @@ tv_layouts(const float *A, int lda, float *C, int ldc, unsigned *addr) {
 #pragma unroll
   for (int v = 0; v < 4 * 4 * 4; ++v) {
     int m, n;
-    lay_tiled_mma_c_crd(mma, tid, v, &m, &n);
+    lay_tiled_mma_c_crd(&mma, tid, v, &m, &n);
     C[(long long)m * ldc + n] = sA[(m % 8) * 132 + n % 128];
   }
 
@@ -43,7 +43,7 @@ tv_layouts(const float *A, int lda, float *C, int ldc, unsigned *addr) {
 #pragma unroll
   for (int q = 0; q < 4 * 4; ++q) {
     int m, k;
-    lay_tiled_ldmatrix_a_crd(mma, 4, 0, tid, q, &m, &k);
+    lay_tiled_ldmatrix_a_crd(&mma, 4, 0, tid, q, &m, &k);
     addr[q * 256 + tid] = 2u * (unsigned)lay_swizzled_crd2idx2(sA16, m, k);
   }
 }
