@@ -65,17 +65,19 @@ $(BUILD)/common/harness_kernels.o: common/harness_kernels.cu common/harness_dev.
 
 # ---- lessons ------------------------------------------------------------------------------
 # build/NN_name/run from lessons/NN_name/gemm.cu (+ any header of that folder and common/):
+# a lesson's lesson.mk may set GENCODE_NN_name / NVCCFLAGS_NN_name / ARCH_NN_name to build
+# for other targets than $(ARCH) (lesson 09: sm_90a only).
 # compiled to gemm.o (ptxas's register/spill report in ptxas.txt; lesson 04 takes a few
 # minutes), then linked with the harness.
 define LESSON_RULE
 $(BUILD)/$(1)/gemm.o: lessons/$(1)/gemm.cu $(wildcard lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h)
 	@mkdir -p $$(@D)
-	@echo "compiling lessons/$(1)/gemm.cu for $(foreach a,$(ARCH),sm_$(a)) ..."
-	$(NVCC) $(NVCCFLAGS) -Xptxas -v -c lessons/$(1)/gemm.cu -o $$@ 2> $(BUILD)/$(1)/ptxas.txt || { cat $(BUILD)/$(1)/ptxas.txt; exit 1; }
+	@echo "compiling lessons/$(1)/gemm.cu for $$(or $$(ARCH_$(1)),$(foreach a,$(ARCH),sm_$(a))) ..."
+	$(NVCC) $$(or $$(NVCCFLAGS_$(1)),$$(NVCCFLAGS)) -Xptxas -v -c lessons/$(1)/gemm.cu -o $$@ 2> $(BUILD)/$(1)/ptxas.txt || { cat $(BUILD)/$(1)/ptxas.txt; exit 1; }
 	@grep -v -E '^ptxas info|^ptxas  *info|bytes stack frame|Used [0-9]+ registers|Compiling entry|Function properties' $(BUILD)/$(1)/ptxas.txt || true
 
 $(BUILD)/$(1)/run: $(BUILD)/$(1)/gemm.o $(HARNESS_OBJS)
-	$(NVCC) $(GENCODE) $$< $(HARNESS_OBJS) -o $$@ $(LDLIBS)
+	$(NVCC) $$(or $$(GENCODE_$(1)),$$(GENCODE)) $$< $(HARNESS_OBJS) -o $$@ $(LDLIBS)
 
 lesson$(firstword $(subst _, ,$(1))): $(BUILD)/$(1)/run
 	@ln -sfn $(BUILD)/$(1)/run run

@@ -24,14 +24,14 @@
 /* Exit status used for every CUDA/cuBLAS failure (matches HARNESS_EXIT_CUDA). */
 #define CHECK_EXIT_STATUS 3
 
-#define CUDA_CHECK(expr)                                                                   \
-    do {                                                                                   \
-        cudaError_t check_err_ = (expr);                                                   \
-        if (check_err_ != cudaSuccess) {                                                   \
-            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr,       \
-                    cudaGetErrorName(check_err_), cudaGetErrorString(check_err_));         \
-            exit(CHECK_EXIT_STATUS);                                                       \
-        }                                                                                  \
+#define CUDA_CHECK(expr)                                                             \
+    do {                                                                             \
+        cudaError_t check_err_ = (expr);                                             \
+        if (check_err_ != cudaSuccess) {                                             \
+            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr, \
+                    cudaGetErrorName(check_err_), cudaGetErrorString(check_err_));   \
+            exit(CHECK_EXIT_STATUS);                                                 \
+        }                                                                            \
     } while (0)
 
 /* Checks the error state left by the last kernel launch (bad configuration, too much
@@ -39,14 +39,14 @@
  * synchronizing call, which CUDA_CHECK reports. */
 #define CUDA_CHECK_LAST() CUDA_CHECK(cudaGetLastError())
 
-#define CUBLAS_CHECK(expr)                                                                 \
-    do {                                                                                   \
-        cublasStatus_t check_st_ = (expr);                                                 \
-        if (check_st_ != CUBLAS_STATUS_SUCCESS) {                                          \
-            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr,       \
-                    cublasGetStatusName(check_st_), cublasGetStatusString(check_st_));     \
-            exit(CHECK_EXIT_STATUS);                                                       \
-        }                                                                                  \
+#define CUBLAS_CHECK(expr)                                                             \
+    do {                                                                               \
+        cublasStatus_t check_st_ = (expr);                                             \
+        if (check_st_ != CUBLAS_STATUS_SUCCESS) {                                      \
+            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #expr,   \
+                    cublasGetStatusName(check_st_), cublasGetStatusString(check_st_)); \
+            exit(CHECK_EXIT_STATUS);                                                   \
+        }                                                                              \
     } while (0)
 
 #endif /* GEMM_CHECK_H */

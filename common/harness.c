@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -59,7 +60,7 @@ int harness_default_sweep(harness_opts *o) {
     return n;
 }
 
-/* The benchmark sweep: squares 256..8192 and non-square shapes (see issue "plots"). */
+/* The benchmark sweep (make bench, the charts): squares 256..8192 and non-square shapes. */
 static int bench_sweep(harness_opts *o) {
     static const int extra[][3] = {{127, 127, 127},    {1000, 1000, 1000}, {4093, 4093, 4093},
                                    {4096, 4096, 1024}, {8192, 1024, 4096}, {1024, 8192, 4096}};
@@ -75,6 +76,8 @@ void harness_usage(FILE *f, const char *prog) {
     fprintf(f,
             "usage: %s [options]\n"
             "Checks every kernel variant of this lesson against cuBLAS and times both.\n"
+            "Without sizes it runs the default sweep (127^3, 1000^3, 1021x513x2049, 4093^3,\n"
+            "4096^3); cases the kernels refuse there are skipped and named after the table.\n"
             "  --size MxNxK       problem size (repeatable, or comma-separated list)\n"
             "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
             "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
@@ -143,8 +146,8 @@ static int parse_size(const char *s, int out[3]) {
 
 /* Comma list of names -> bitmask through parse(); "all" -> all_mask. Sets *single when the
  * list names exactly one value. */
-static int parse_mask(const char *s, int (*parse)(const char *), unsigned all_mask,
-                      unsigned *mask, int *single, int *all) {
+static int parse_mask(const char *s, int (*parse)(const char *), unsigned all_mask, unsigned *mask,
+                      int *single, int *all) {
     char buf[128];
     if (strlen(s) >= sizeof buf) return -1;
     if (strcmp(s, "all") == 0) {
@@ -186,8 +189,7 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         const char *val = NULL;
         if (!strcmp(arg, "-h")) arg = "--help";
         if (strncmp(arg, "--", 2) != 0)
-            return fail(err, errlen, "unexpected argument '%s' (options start with --)%s",
-                        arg, "");
+            return fail(err, errlen, "unexpected argument '%s' (options start with --)%s", arg, "");
         const char *eq = strchr(arg, '=');
         size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
         if (nlen >= sizeof name) return fail(err, errlen, "unknown option '%s'%s", arg, "");
@@ -202,9 +204,9 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
             continue;
         }
         static const char *const with_value[] = {
-            "--size", "--m", "--n", "--k", "--sweep", "--variant", "--layout", "--dtype",
-            "--alpha", "--beta", "--iters", "--warmup", "--pad", "--offset", "--init",
-            "--poison", "--seed", "--csv"};
+            "--size",   "--m",      "--n",     "--k",      "--sweep", "--variant",
+            "--layout", "--dtype",  "--alpha", "--beta",   "--iters", "--warmup",
+            "--pad",    "--offset", "--init",  "--poison", "--seed",  "--csv"};
         int known = 0;
         for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; ++j)
             known |= !strcmp(name, with_value[j]);
@@ -243,8 +245,8 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         } else if (!strcmp(name, "--layout")) {
             if (parse_mask(val, harness_layout_parse, GEMM_LAYOUT_ALL, &o->layouts,
                            &o->explicit_layout, &o->layout_all))
-                return fail(err, errlen, "bad --layout '%s': expected TN, NT, NN, TT or all%s",
-                            val, "");
+                return fail(err, errlen, "bad --layout '%s': expected TN, NT, NN, TT or all%s", val,
+                            "");
         } else if (!strcmp(name, "--dtype")) {
             if (parse_mask(val, harness_dtype_parse, GEMM_DT_ALL, &o->dtypes, &o->explicit_dtype,
                            &o->dtype_all))
@@ -274,7 +276,9 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
             if (!strcmp(val, "random")) o->init = HARNESS_INIT_RANDOM;
             else if (!strcmp(val, "ones")) o->init = HARNESS_INIT_ONES;
             else if (!strcmp(val, "int")) o->init = HARNESS_INIT_INT;
-            else return fail(err, errlen, "bad --init '%s': expected random, ones or int%s", val, "");
+            else
+                return fail(err, errlen, "bad --init '%s': expected random, ones or int%s", val,
+                            "");
         } else if (!strcmp(name, "--poison")) {
             if (!strcmp(val, "nan")) o->poison = HARNESS_POISON_NAN;
             else if (!strcmp(val, "inf")) o->poison = HARNESS_POISON_INF;
@@ -284,8 +288,8 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
             errno = 0;
             unsigned long long s = strtoull(val, &end, 10);
             if (errno || end == val || *end || val[0] == '-')
-                return fail(err, errlen, "bad --seed '%s': expected a non-negative integer%s",
-                            val, "");
+                return fail(err, errlen, "bad --seed '%s': expected a non-negative integer%s", val,
+                            "");
             o->seed = s;
         } else { /* --csv */
             if (!*val || strlen(val) >= sizeof o->csv)
@@ -301,9 +305,13 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         ++o->nsizes;
     }
     if (sweep_given && o->nsizes)
-        return fail(err, errlen, "--sweep cannot be combined with --size or --m/--n/--k%s%s", "", "");
+        return fail(err, errlen, "--sweep cannot be combined with --size or --m/--n/--k%s%s", "",
+                    "");
     if (sweep_given == 2) bench_sweep(o);
-    else if (!o->nsizes) harness_default_sweep(o);
+    else if (!o->nsizes) {
+        harness_default_sweep(o);
+        o->default_sweep = !sweep_given;
+    }
     return 0;
 }
 
@@ -358,14 +366,22 @@ const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int of
 
 /* ---- fp16 / bf16 on the host ------------------------------------------------------------ */
 
-static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t f2u(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static float u2f(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 float harness_half_to_float(uint16_t h) {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
     if (exp == 0x1F) return u2f(sign | 0x7F800000u | (man << 13)); /* Inf / NaN */
-    if (exp == 0) {                                                 /* zero / subnormal */
-        float v = (float)man * 5.9604644775390625e-8f;              /* man * 2^-24 */
+    if (exp == 0) {                                                /* zero / subnormal */
+        float v = (float)man * 5.9604644775390625e-8f;             /* man * 2^-24 */
         return (sign ? -v : v);
     }
     return u2f(sign | ((exp + 112u) << 23) | (man << 13));
@@ -383,13 +399,13 @@ uint16_t harness_float_to_bf16(float f) {
 uint16_t harness_float_to_half(float f) {
     uint32_t u = f2u(f), sign = (u >> 16) & 0x8000u;
     uint32_t a = u & 0x7FFFFFFFu;
-    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);   /* NaN */
-    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);  /* rounds to >= 65520: Inf */
-    if (a < 0x38800000u) {                                    /* below 2^-14: subnormal */
-        float v = u2f(a) * 16777216.0f;                       /* in units of 2^-24 */
-        return (uint16_t)(sign | (uint32_t)nearbyintf(v));    /* default mode: RNE */
+    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);  /* NaN */
+    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u); /* rounds to >= 65520: Inf */
+    if (a < 0x38800000u) {                                   /* below 2^-14: subnormal */
+        float v = u2f(a) * 16777216.0f;                      /* in units of 2^-24 */
+        return (uint16_t)(sign | (uint32_t)nearbyintf(v));   /* default mode: RNE */
     }
-    uint32_t r = a + 0xFFFu + ((a >> 13) & 1u);               /* RNE on the 13 dropped bits */
+    uint32_t r = a + 0xFFFu + ((a >> 13) & 1u); /* RNE on the 13 dropped bits */
     return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
 }
 
@@ -398,15 +414,15 @@ uint16_t harness_float_to_half(float f) {
 harness_tol harness_tolerance(gemm_dtype c_dtype, int k) {
     const double u32 = 5.960464477539063e-08; /* fp32 unit roundoff 2^-24 */
     /* relative spacing of the output type: two correct results may round to neighbours */
-    double ulp_out = c_dtype == GEMM_FP32 ? 1.1920928955078125e-07  /* 2^-23 */
-                     : c_dtype == GEMM_FP16 ? 9.765625e-04          /* 2^-10 */
-                                            : 7.8125e-03;           /* 2^-7  */
+    double ulp_out = c_dtype == GEMM_FP32   ? 1.1920928955078125e-07 /* 2^-23 */
+                     : c_dtype == GEMM_FP16 ? 9.765625e-04           /* 2^-10 */
+                                            : 7.8125e-03;            /* 2^-7  */
     double acc = sqrt((double)(k > 0 ? k : 1)) * u32;
     /* Each of two correct results may be up to about one output ulp (at the scale of the
      * partial sums, hence the rms term in the element metric) from the exact value: cuBLAS may
      * split K and round partial sums to the output type. So two correct results differ by up
-     * to two ulps per element; seen on the H200 with cuBLAS at 705^3 fp16/bf16 with offset
-     * pointers (1.08 ulps, notes/perf.md run 2). */
+     * to two ulps per element: on an H200, cuBLAS at 705^3 fp16/bf16 with offset pointers
+     * differs by 1.08 ulps from correct kernels that agree with each other (notes/perf.md). */
     harness_tol t;
     t.rel_fro = 1.0 * ulp_out + 8.0 * acc;
     t.elem = 2.0 * ulp_out + 32.0 * acc;
@@ -423,7 +439,10 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
     for (long long i = 0; i < rows; ++i)
         for (long long j = 0; j < cols; ++j) {
             double r = ref[i * ld_ref + j];
-            if (!isfinite(r)) { ++c->ref_nonfinite; continue; }
+            if (!isfinite(r)) {
+                ++c->ref_nonfinite;
+                continue;
+            }
             sum_ref2 += r * r;
             ++nfinite;
         }
@@ -432,7 +451,10 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
         for (long long j = 0; j < cols; ++j) {
             double o = out[i * ld_out + j], r = ref[i * ld_ref + j];
             if (!isfinite(o)) {
-                if (c->nonfinite++ == 0) { c->first_bad_row = i; c->first_bad_col = j; }
+                if (c->nonfinite++ == 0) {
+                    c->first_bad_row = i;
+                    c->first_bad_col = j;
+                }
                 continue;
             }
             if (!isfinite(r)) continue;
@@ -467,9 +489,9 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
     return c->pass;
 }
 
-void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda,
-                     int a_kmajor, const float *B, long long ldb, int b_kmajor, double beta,
-                     const float *C0, long long ldc, int r0, int r1, double *out) {
+void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda, int a_kmajor,
+                     const float *B, long long ldb, int b_kmajor, double beta, const float *C0,
+                     long long ldc, int r0, int r1, double *out) {
     (void)m;
     for (int i = r0; i < r1; ++i)
         for (int j = 0; j < n; ++j) {
@@ -504,13 +526,12 @@ int harness_csv_format(char *buf, size_t len, const harness_row *r, const harnes
     csv_clean(dev, sizeof dev, e->device);
     csv_clean(commit, sizeof commit, e->commit);
     csv_clean(variant, sizeof variant, r->variant);
-    return snprintf(buf, len,
-                    "%s,%s,%s,%s,%d,%d,%d,%g,%g,%.6f,%.3f,%.6f,%.3f,%.2f,%.3e,%.3e,%s,%s,%d,%d,%s,%s",
-                    r->lesson, variant, harness_dtype_name(r->dtype),
-                    harness_layout_name(r->layout), r->m, r->n, r->k, (double)r->alpha,
-                    (double)r->beta, r->ms, r->tflops, r->cublas_ms, r->cublas_tflops,
-                    r->pct_cublas, r->rel_err, r->max_err, r->status, dev, e->cuda_runtime,
-                    e->cuda_driver, e->date, commit);
+    return snprintf(
+        buf, len, "%s,%s,%s,%s,%d,%d,%d,%g,%g,%.6f,%.3f,%.6f,%.3f,%.2f,%.3e,%.3e,%s,%s,%d,%d,%s,%s",
+        r->lesson, variant, harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m,
+        r->n, r->k, (double)r->alpha, (double)r->beta, r->ms, r->tflops, r->cublas_ms,
+        r->cublas_tflops, r->pct_cublas, r->rel_err, r->max_err, r->status, dev, e->cuda_runtime,
+        e->cuda_driver, e->date, commit);
 }
 
 int harness_csv_append(const char *path, const harness_row *r, const harness_env *e) {
@@ -520,14 +541,15 @@ int harness_csv_append(const char *path, const harness_row *r, const harness_env
     int empty = ftell(f) == 0;
     char line[1024];
     harness_csv_format(line, sizeof line, r, e);
-    int bad = (empty && fprintf(f, "%s\n", harness_csv_header()) < 0) || fprintf(f, "%s\n", line) < 0;
+    int bad =
+        (empty && fprintf(f, "%s\n", harness_csv_header()) < 0) || fprintf(f, "%s\n", line) < 0;
     if (fclose(f) != 0 || bad) return -1;
     return 0;
 }
 
 void harness_table_header(FILE *f) {
-    fprintf(f, "%-24s %-5s %-3s %6s %6s %6s %10s %9s %10s %8s %10s %5s\n", "variant", "dtype",
-            "op", "M", "N", "K", "ms", "TFLOP/s", "cuBLAS ms", "%cuBLAS", "rel.err", "check");
+    fprintf(f, "%-24s %-5s %-3s %6s %6s %6s %10s %9s %10s %8s %10s %5s\n", "variant", "dtype", "op",
+            "M", "N", "K", "ms", "TFLOP/s", "cuBLAS ms", "%cuBLAS", "rel.err", "check");
 }
 
 void harness_table_row(FILE *f, const harness_row *r) {
@@ -539,12 +561,229 @@ void harness_table_row(FILE *f, const harness_row *r) {
     if (r->cublas_ms >= 0) snprintf(cms, sizeof cms, "%.4f", r->cublas_ms);
     if (r->pct_cublas >= 0) snprintf(pct, sizeof pct, "%.1f", r->pct_cublas);
     fprintf(f, "%-24s %-5s %-3s %6d %6d %6d %10s %9s %10s %8s %10.2e %5s\n", r->variant,
-            harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m, r->n, r->k, ms,
-            tf, cms, pct, r->rel_err, r->status);
+            harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m, r->n, r->k, ms, tf,
+            cms, pct, r->rel_err, r->status);
     fflush(f);
 }
 
-/* ---- the run ---------------------------------------------------------------------------- */
+/* ---- the plan: every case of a request, before the GPU is touched ------------------------ */
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "error: out of host memory (%zu bytes)\n", n);
+        exit(HARNESS_EXIT_CUDA);
+    }
+    return p;
+}
+
+int harness_select_variants(const gemm_lesson *L, const harness_opts *o, const gemm_variant **sel,
+                            char *err, size_t errlen) {
+    int nsel = 0;
+    err[0] = '\0';
+    if (!o->variant[0]) {
+        for (int i = 0; i < L->nvariants && nsel < HARNESS_MAX_VARIANTS; ++i)
+            sel[nsel++] = &L->variants[i];
+        return nsel;
+    }
+    char names[sizeof o->variant];
+    memcpy(names, o->variant, sizeof names);
+    for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int i = 0; i < L->nvariants && !found; ++i)
+            if (!strcmp(tok, L->variants[i].name) || (!strcmp(tok, "default") && i == 0)) {
+                found = 1;
+                if (nsel < HARNESS_MAX_VARIANTS) sel[nsel++] = &L->variants[i];
+            }
+        if (!found) {
+            snprintf(err, errlen, "lesson %s has no variant '%s' (see --list)", L->id, tok);
+            return 0;
+        }
+    }
+    if (!nsel)
+        snprintf(err, errlen, "bad --variant '%s': no variant named (see --list)", o->variant);
+    return nsel;
+}
+
+/* The problem for one case, pointers still NULL (run_case allocates them). */
+static void make_problem(gemm_problem *p, const harness_opts *o, gemm_dtype d, gemm_layout l,
+                         const int mnk[3]) {
+    memset(p, 0, sizeof *p);
+    p->m = mnk[0];
+    p->n = mnk[1];
+    p->k = mnk[2];
+    p->layout = l;
+    p->dtype = d;
+    p->c_dtype = d;
+    p->alpha = o->alpha;
+    p->beta = o->beta;
+    p->a_kmajor = (l == GEMM_TN || l == GEMM_TT);
+    p->b_kmajor = (l == GEMM_TN || l == GEMM_NN);
+    p->lda = (p->a_kmajor ? p->k : p->m) + o->pad;
+    p->ldb = (p->b_kmajor ? p->k : p->n) + o->pad;
+    p->ldc = p->n + o->pad;
+}
+
+/* Refusals grouped by reason. A request over many variants and sizes can be refused many times
+ * for one reason (lesson 05 and an odd leading dimension, every variant of a lesson and an
+ * unsupported dtype). The reason is harness_refusal's text with the variant name and the
+ * case-specific details "(got ...)" taken out. Adds one refusal of selected variant vi; returns
+ * 0 when every group slot holds another reason. */
+static int add_refusal(harness_plan *pl, int vi, const char *why, const gemm_problem *p) {
+    char reason[200], detail[120] = "";
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "variant '%s' ", pl->sel[vi]->name);
+    const char *r = why;
+    if (!strncmp(r, prefix, strlen(prefix))) r += strlen(prefix);
+    if (!strncmp(r, "refuses ", 8) && strstr(r, ": ")) r = strstr(r, ": ") + 2; /* check() */
+    snprintf(reason, sizeof reason, "%s", r);
+    char *got = strstr(reason, " (got ");
+    if (got) { /* "(got lda=127 ...)": a detail of this case, not of the reason */
+        snprintf(detail, sizeof detail, ", %s", got + 6);
+        size_t dl = strlen(detail);
+        if (dl && detail[dl - 1] == ')') detail[dl - 1] = '\0';
+        *got = '\0';
+    }
+    harness_refusal_group *g = pl->groups;
+    int i = 0;
+    while (i < pl->ngroups && strcmp(g[i].reason, reason) != 0) ++i;
+    if (i == pl->ngroups) {
+        if (pl->ngroups == HARNESS_REFUSAL_GROUPS) return 0;
+        memset(&g[i], 0, sizeof g[i]);
+        snprintf(g[i].reason, sizeof g[i].reason, "%s", reason);
+        snprintf(g[i].first, sizeof g[i].first, "%dx%dx%d %s %s%s", p->m, p->n, p->k,
+                 harness_dtype_name(p->dtype), harness_layout_name(p->layout), detail);
+        ++pl->ngroups;
+    }
+    ++g[i].count;
+    g[i].variants |= 1u << vi;
+    int s = 0, mnk[3] = {p->m, p->n, p->k};
+    while (s < g[i].nsizes && s < HARNESS_GROUP_SIZES && memcmp(g[i].sizes[s], mnk, sizeof mnk))
+        ++s;
+    if (s == g[i].nsizes) {
+        if (s < HARNESS_GROUP_SIZES) memcpy(g[i].sizes[s], mnk, sizeof mnk);
+        ++g[i].nsizes;
+    }
+    return 1;
+}
+
+/* The dtypes a variant runs in a request: the ones asked for, else its first supported one. */
+static unsigned request_dtypes(const harness_opts *o, const gemm_variant *v) {
+    if (o->dtypes) return o->dtypes;
+    for (int d = 0; d < GEMM_NDTYPES; ++d)
+        if (v->dtypes & GEMM_DT_BIT(d)) return GEMM_DT_BIT(d);
+    return 0;
+}
+
+int harness_plan_cases(const gemm_lesson *L, const harness_opts *o, harness_plan *pl, char *err,
+                       size_t errlen) {
+    memset(pl, 0, sizeof *pl);
+    pl->nsel = harness_select_variants(L, o, pl->sel, err, errlen);
+    if (!pl->nsel) return HARNESS_EXIT_USAGE;
+    pl->default_request = o->default_sweep && !o->pad && !o->offset &&
+                          (!o->dtypes || o->dtype_all) && (!o->layouts || o->layout_all);
+    pl->nsizes = o->nsizes;
+    unsigned layouts = o->layouts           ? o->layouts
+                       : L->default_layouts ? L->default_layouts
+                                            : GEMM_LAYOUT_BIT(GEMM_TN);
+    int maxcases = pl->nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o->nsizes;
+    pl->cases = (harness_case *)xmalloc(sizeof(harness_case) * (size_t)maxcases);
+    for (int vi = 0; vi < pl->nsel; ++vi) {
+        const gemm_variant *v = pl->sel[vi];
+        unsigned dts = request_dtypes(o, v);
+        for (int d = 0; d < GEMM_NDTYPES; ++d) {
+            if (!(dts & GEMM_DT_BIT(d))) continue;
+            for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
+                if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
+                for (int s = 0; s < o->nsizes; ++s) {
+                    gemm_problem p;
+                    make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
+                    char buf[320];
+                    const char *why = harness_refusal(v, &p, o->offset, buf, sizeof buf);
+                    if (!why) {
+                        pl->cases[pl->ncases].v = v;
+                        pl->cases[pl->ncases].p = p;
+                        ++pl->ncases;
+                        continue;
+                    }
+                    /* with --dtype all / --layout all, combinations the variant does not claim
+                     * are left out quietly; every other refusal is reported */
+                    int quiet = (o->dtype_all && !(v->dtypes & GEMM_DT_BIT(d))) ||
+                                (o->layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
+                    if (quiet) continue;
+                    ++pl->nrefused;
+                    if (!add_refusal(pl, vi, why, &p)) ++pl->nlost;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+void harness_plan_free(harness_plan *pl) {
+    free(pl->cases);
+    pl->cases = NULL;
+    pl->ncases = 0;
+}
+
+/* The names of the selected variants whose bits are set in mask. */
+static void variant_names(char *out, size_t len, const harness_plan *pl, unsigned mask) {
+    const char *names[HARNESS_MAX_VARIANTS];
+    for (int vi = 0; vi < pl->nsel; ++vi) names[vi] = pl->sel[vi]->name;
+    mask_names(out, len, mask, names, pl->nsel, ", ");
+}
+
+int harness_refusal_line(char *buf, size_t len, const char *lesson_id, const harness_plan *pl,
+                         int gi) {
+    const harness_refusal_group *g = &pl->groups[gi];
+    char list[256];
+    variant_names(list, sizeof list, pl, g->variants);
+    int last_word = pl->ncases == 0 && pl->ngroups == 1 && !pl->nlost;
+    return snprintf(buf, len, "%s: refused: %d case%s of %s: %s (first: %s)%s", lesson_id, g->count,
+                    g->count == 1 ? "" : "s", list, g->reason, g->first,
+                    last_word ? "; nothing to run" : "");
+}
+
+/* Appends printf-style text at buf + *used (never past len); *used counts what was needed. */
+static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + (*used < len ? *used : len), *used < len ? len - *used : 0, fmt, ap);
+    va_end(ap);
+    *used += w > 0 ? (size_t)w : 0;
+}
+
+int harness_skip_line(char *buf, size_t len, const char *lesson_id, const harness_plan *pl) {
+    if (len) buf[0] = '\0';
+    if (!pl->nrefused) return 0;
+    size_t used = 0;
+    appendf(buf, len, &used,
+            "%s: the default sweep skipped %d case%s that the kernels refuse:", lesson_id,
+            pl->nrefused, pl->nrefused == 1 ? "" : "s");
+    unsigned all = pl->nsel >= 32 ? ~0u : (1u << pl->nsel) - 1u;
+    for (int gi = 0; gi < pl->ngroups; ++gi) {
+        const harness_refusal_group *g = &pl->groups[gi];
+        char sizes[256] = "", vars[256];
+        size_t su = 0;
+        if (g->nsizes == pl->nsizes) appendf(sizes, sizeof sizes, &su, "every size");
+        for (int s = 0; g->nsizes != pl->nsizes && s < g->nsizes && s < HARNESS_GROUP_SIZES; ++s)
+            appendf(sizes, sizeof sizes, &su, "%s%dx%dx%d", s ? ", " : "", g->sizes[s][0],
+                    g->sizes[s][1], g->sizes[s][2]);
+        if (g->nsizes != pl->nsizes && g->nsizes > HARNESS_GROUP_SIZES)
+            appendf(sizes, sizeof sizes, &su, ", ...");
+        if (pl->nsel > 1 && g->variants == all) snprintf(vars, sizeof vars, "every variant");
+        else variant_names(vars, sizeof vars, pl, g->variants);
+        char count[32] = "";
+        if (pl->ngroups > 1 || pl->nlost) snprintf(count, sizeof count, "%d: ", g->count);
+        appendf(buf, len, &used, "%s %s (%s%s; %s)", gi ? ";" : "", g->reason, count, sizes, vars);
+    }
+    if (pl->nlost) appendf(buf, len, &used, "; %d more for other reasons", pl->nlost);
+    return (int)used;
+}
+
+/* ---- the run: one context, then per case allocate/fill, reference, launch, compare, time,
+ * report ----------------------------------------------------------------------------------- */
 
 typedef struct run_ctx {
     const gemm_lesson *lesson;
@@ -578,8 +817,7 @@ static void *dev_alloc(void **base, gemm_dtype dt, long long elems, int offset) 
 /* Device buffer -> host floats. `raw` (optional) receives the raw bytes too. */
 static void to_host_float(float *dst, const void *src, gemm_dtype dt, long long n, void *raw) {
     size_t es = harness_dtype_size(dt);
-    void *tmp = raw ? raw : malloc((size_t)n * es);
-    if (!tmp) { fprintf(stderr, "error: out of host memory\n"); exit(HARNESS_EXIT_CUDA); }
+    void *tmp = raw ? raw : xmalloc((size_t)n * es);
     CUDA_CHECK(cudaMemcpy(tmp, src, (size_t)n * es, cudaMemcpyDeviceToHost));
     if (dt == GEMM_FP32) memcpy(dst, tmp, (size_t)n * 4);
     else {
@@ -588,12 +826,6 @@ static void to_host_float(float *dst, const void *src, gemm_dtype dt, long long 
             dst[i] = dt == GEMM_FP16 ? harness_half_to_float(h[i]) : harness_bf16_to_float(h[i]);
     }
     if (!raw) free(tmp);
-}
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) { fprintf(stderr, "error: out of host memory (%zu bytes)\n", n); exit(HARNESS_EXIT_CUDA); }
-    return p;
 }
 
 static void cublas_gemm(run_ctx *x, const gemm_problem *p, void *C) {
@@ -641,50 +873,65 @@ static double time_runs(run_ctx *x, const gemm_variant *v, const gemm_problem *p
     return med;
 }
 
-/* Largest problem (M*N*K) checked in full against the float64 CPU reference; above it a
- * sample of rows is checked. */
-#define HARNESS_F64_FULL_MNK (1LL << 26)
-#define HARNESS_F64_SAMPLE_ROWS 4
+/* The buffers of one case. Device: A, B, C (the lesson's output) and R (cuBLAS's), each with
+ * its allocation base; host: the initial C (float and raw bytes, for the float64 reference
+ * and the padding check) and, after the launch, the lesson's and cuBLAS's outputs. */
+typedef struct case_data {
+    long long a_elems, b_elems, c_elems;
+    void *a_base, *b_base, *c_base, *r_base;
+    void *dA, *dB, *dC, *dR;
+    unsigned long long seed;
+    float *hC0, *hC, *hR;
+    unsigned char *rawC0, *rawC;
+} case_data;
 
-/* Runs one case; returns 0 pass, 1 fail. */
-static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offset) {
+/* Step 1: allocate A, B, C, R on the device (offset by `offset` elements) and fill them:
+ * seeded random A and B; C random when beta != 0, else poisoned with NaN (or +Inf), so that a
+ * kernel that reads C at beta = 0 or leaves an element unwritten fails; R = C. */
+static void case_alloc_fill(run_ctx *x, const gemm_problem *p, int offset, case_data *cd) {
     const harness_opts *o = x->o;
     const int M = p->m, N = p->n, K = p->k;
     const gemm_dtype dt = p->dtype, cdt = p->c_dtype;
+    memset(cd, 0, sizeof *cd);
     /* extents of the stored operands: (outer, inner) with element (o,i) at o*ld + i */
     long long a_outer = p->a_kmajor ? M : K, b_outer = p->b_kmajor ? N : K;
-    long long a_elems = (a_outer - 1) * p->lda + (p->a_kmajor ? K : M);
-    long long b_elems = (b_outer - 1) * p->ldb + (p->b_kmajor ? K : N);
-    long long c_elems = (long long)(M - 1) * p->ldc + N;
-    void *a_base, *b_base, *c_base, *r_base;
-    void *dA = dev_alloc(&a_base, dt, a_elems, offset);
-    void *dB = dev_alloc(&b_base, dt, b_elems, offset);
-    void *dC = dev_alloc(&c_base, cdt, c_elems, offset);
-    void *dR = dev_alloc(&r_base, cdt, c_elems, 0);
-    unsigned long long seed = o->seed * 1000003ull + (unsigned long long)M * 31 + N * 7 + K;
-    CUDA_CHECK(harness_dev_fill(dA, dt, a_elems, seed ^ 0xA, o->init, x->stream));
-    CUDA_CHECK(harness_dev_fill(dB, dt, b_elems, seed ^ 0xB, o->init, x->stream));
+    cd->a_elems = (a_outer - 1) * p->lda + (p->a_kmajor ? K : M);
+    cd->b_elems = (b_outer - 1) * p->ldb + (p->b_kmajor ? K : N);
+    cd->c_elems = (long long)(M - 1) * p->ldc + N;
+    cd->dA = dev_alloc(&cd->a_base, dt, cd->a_elems, offset);
+    cd->dB = dev_alloc(&cd->b_base, dt, cd->b_elems, offset);
+    cd->dC = dev_alloc(&cd->c_base, cdt, cd->c_elems, offset);
+    cd->dR = dev_alloc(&cd->r_base, cdt, cd->c_elems, 0);
+    cd->seed = o->seed * 1000003ull + (unsigned long long)M * 31 + N * 7 + K;
+    CUDA_CHECK(harness_dev_fill(cd->dA, dt, cd->a_elems, cd->seed ^ 0xA, o->init, x->stream));
+    CUDA_CHECK(harness_dev_fill(cd->dB, dt, cd->b_elems, cd->seed ^ 0xB, o->init, x->stream));
     if (p->beta != 0.0f)
-        CUDA_CHECK(harness_dev_fill(dC, cdt, c_elems, seed ^ 0xC, HARNESS_INIT_RANDOM, x->stream));
-    else /* poison: a kernel that reads C when beta == 0, or leaves an element unwritten, fails */
-        CUDA_CHECK(harness_dev_fill_value(dC, cdt, c_elems,
-                                          o->poison == HARNESS_POISON_INF ? INFINITY : NAN,
-                                          x->stream));
-    CUDA_CHECK(cudaMemcpyAsync(dR, dC, (size_t)c_elems * harness_dtype_size(cdt),
+        CUDA_CHECK(harness_dev_fill(cd->dC, cdt, cd->c_elems, cd->seed ^ 0xC, HARNESS_INIT_RANDOM,
+                                    x->stream));
+    else
+        CUDA_CHECK(harness_dev_fill_value(
+            cd->dC, cdt, cd->c_elems, o->poison == HARNESS_POISON_INF ? INFINITY : NAN, x->stream));
+    CUDA_CHECK(cudaMemcpyAsync(cd->dR, cd->dC, (size_t)cd->c_elems * harness_dtype_size(cdt),
                                cudaMemcpyDeviceToDevice, x->stream));
     CUDA_CHECK(cudaStreamSynchronize(x->stream));
-
-    /* host copies: the initial C (for the float64 reference and the padding check) */
     size_t ces = harness_dtype_size(cdt);
-    float *hC0 = (float *)xmalloc((size_t)c_elems * sizeof(float));
-    unsigned char *rawC0 = (unsigned char *)xmalloc((size_t)c_elems * ces);
-    to_host_float(hC0, dC, cdt, c_elems, rawC0);
+    cd->hC0 = (float *)xmalloc((size_t)cd->c_elems * sizeof(float));
+    cd->rawC0 = (unsigned char *)xmalloc((size_t)cd->c_elems * ces);
+    to_host_float(cd->hC0, cd->dC, cdt, cd->c_elems, cd->rawC0);
+}
 
-    /* reference and lesson */
-    p->A = dA; p->B = dB; p->C = dR;
-    cublas_gemm(x, p, dR);
-    p->C = dC;
-    /* shared memory full of NaN: reading smem not written by this launch fails the check */
+/* Step 2: the reference, cuBLAS at the same compute type, into R. */
+static void case_reference(run_ctx *x, gemm_problem *p, case_data *cd) {
+    p->A = cd->dA;
+    p->B = cd->dB;
+    p->C = cd->dR;
+    cublas_gemm(x, p, cd->dR);
+    p->C = cd->dC;
+}
+
+/* Step 3: the lesson's kernel, once, into C, with every SM's shared memory full of NaN first
+ * (a kernel that reads smem it did not write in this launch fails the check). */
+static void case_launch(run_ctx *x, const gemm_variant *v, const gemm_problem *p) {
     CUDA_CHECK(harness_dev_poison_smem(x->stream));
     cudaError_t le = v->launch(p, x->stream);
     if (le != cudaSuccess) {
@@ -693,103 +940,166 @@ static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offs
         exit(HARNESS_EXIT_CUDA);
     }
     CUDA_CHECK(cudaStreamSynchronize(x->stream));
+}
 
-    float *hC = (float *)xmalloc((size_t)c_elems * sizeof(float));
-    float *hR = (float *)xmalloc((size_t)c_elems * sizeof(float));
-    unsigned char *rawC = (unsigned char *)xmalloc((size_t)c_elems * ces);
-    to_host_float(hC, dC, cdt, c_elems, rawC);
-    to_host_float(hR, dR, cdt, c_elems, NULL);
+/* Largest problem (M*N*K) checked in full against the float64 CPU reference; above it a
+ * sample of rows is checked. */
+#define HARNESS_F64_FULL_MNK (1LL << 26)
+#define HARNESS_F64_SAMPLE_ROWS 4
 
-    harness_tol tol = harness_tolerance(cdt, K);
-    harness_cmp cmp;
-    harness_compare(hC, p->ldc, hR, p->ldc, M, N, tol, &cmp);
-    char reason[256];
-    snprintf(reason, sizeof reason, "%s", cmp.reason);
+/* The float64 CPU reference: all rows for small problems, a few rows otherwise. It checks
+ * cuBLAS (the reference) as well as the lesson. Writes a reason into reason on failure. */
+static void case_check_f64(const gemm_problem *p, const case_data *cd, harness_tol tol,
+                           char *reason, size_t rlen) {
+    const int M = p->m, N = p->n, K = p->k;
+    float *hA = (float *)xmalloc((size_t)cd->a_elems * sizeof(float));
+    float *hB = (float *)xmalloc((size_t)cd->b_elems * sizeof(float));
+    to_host_float(hA, cd->dA, p->dtype, cd->a_elems, NULL);
+    to_host_float(hB, cd->dB, p->dtype, cd->b_elems, NULL);
+    int full = (long long)M * N * K <= HARNESS_F64_FULL_MNK;
+    int rows[HARNESS_F64_SAMPLE_ROWS] = {0, M - 1, M / 2, (int)((cd->seed >> 8) % (unsigned)M)};
+    int nblocks = full ? 1 : HARNESS_F64_SAMPLE_ROWS;
+    double *ref = (double *)xmalloc(sizeof(double) * (size_t)(full ? M : 1) * N);
+    float *ref32 = (float *)xmalloc(sizeof(float) * (size_t)(full ? M : 1) * N);
+    for (int bi = 0; bi < nblocks && !reason[0]; ++bi) {
+        int r0 = full ? 0 : rows[bi], r1 = full ? M : rows[bi] + 1;
+        harness_ref_f64(M, N, K, p->alpha, hA, p->lda, p->a_kmajor, hB, p->ldb, p->b_kmajor,
+                        p->beta, cd->hC0, p->ldc, r0, r1, ref);
+        long long cnt = (long long)(r1 - r0) * N;
+        for (long long i = 0; i < cnt; ++i) ref32[i] = (float)ref[i];
+        harness_cmp c64;
+        if (!harness_compare(cd->hR + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol,
+                             &c64))
+            snprintf(reason, rlen, "cuBLAS reference disagrees with float64 (rows %d..%d): %s", r0,
+                     r1 - 1, c64.reason);
+        else if (!harness_compare(cd->hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N,
+                                  tol, &c64))
+            snprintf(reason, rlen, "float64 check (rows %d..%d): %s", r0, r1 - 1, c64.reason);
+    }
+    free(hA);
+    free(hB);
+    free(ref);
+    free(ref32);
+}
+
+/* Step 4: compare. The lesson's output against cuBLAS's (tolerance by precision and K; NaN/Inf
+ * never pass), the padding of C between N and ldc (must be untouched), then both against the
+ * float64 reference. Returns 1 when everything passed; cmp gets the cuBLAS comparison. */
+static int case_compare(const gemm_problem *p, case_data *cd, harness_cmp *cmp, char *reason,
+                        size_t rlen) {
+    const int M = p->m, N = p->n;
+    const gemm_dtype cdt = p->c_dtype;
+    size_t ces = harness_dtype_size(cdt);
+    cd->hC = (float *)xmalloc((size_t)cd->c_elems * sizeof(float));
+    cd->hR = (float *)xmalloc((size_t)cd->c_elems * sizeof(float));
+    cd->rawC = (unsigned char *)xmalloc((size_t)cd->c_elems * ces);
+    to_host_float(cd->hC, cd->dC, cdt, cd->c_elems, cd->rawC);
+    to_host_float(cd->hR, cd->dR, cdt, cd->c_elems, NULL);
+
+    harness_tol tol = harness_tolerance(cdt, p->k);
+    harness_compare(cd->hC, p->ldc, cd->hR, p->ldc, M, N, tol, cmp);
+    snprintf(reason, rlen, "%s", cmp->reason);
 
     /* elements between N and ldc belong to nobody: they must be untouched */
     if (!reason[0] && p->ldc > N)
         for (long long i = 0; i < M - 1 && !reason[0]; ++i)
-            if (memcmp(rawC + (size_t)(i * p->ldc + N) * ces, rawC0 + (size_t)(i * p->ldc + N) * ces,
-                       (size_t)(p->ldc - N) * ces) != 0)
-                snprintf(reason, sizeof reason, "wrote into the padding of C after row %lld", i);
+            if (memcmp(cd->rawC + (size_t)(i * p->ldc + N) * ces,
+                       cd->rawC0 + (size_t)(i * p->ldc + N) * ces, (size_t)(p->ldc - N) * ces))
+                snprintf(reason, rlen, "wrote into the padding of C after row %lld", i);
 
-    /* float64 CPU reference: all rows for small problems, a few rows otherwise. It checks
-     * cuBLAS (the reference) as well as the lesson. */
-    if (!reason[0]) {
-        float *hA = (float *)xmalloc((size_t)a_elems * sizeof(float));
-        float *hB = (float *)xmalloc((size_t)b_elems * sizeof(float));
-        to_host_float(hA, dA, dt, a_elems, NULL);
-        to_host_float(hB, dB, dt, b_elems, NULL);
-        int full = (long long)M * N * K <= HARNESS_F64_FULL_MNK;
-        int rows[HARNESS_F64_SAMPLE_ROWS] = {0, M - 1, M / 2, (int)((seed >> 8) % (unsigned)M)};
-        int nblocks = full ? 1 : HARNESS_F64_SAMPLE_ROWS;
-        double *ref = (double *)xmalloc(sizeof(double) * (size_t)(full ? M : 1) * N);
-        float *ref32 = (float *)xmalloc(sizeof(float) * (size_t)(full ? M : 1) * N);
-        for (int bi = 0; bi < nblocks && !reason[0]; ++bi) {
-            int r0 = full ? 0 : rows[bi], r1 = full ? M : rows[bi] + 1;
-            harness_ref_f64(M, N, K, p->alpha, hA, p->lda, p->a_kmajor, hB, p->ldb, p->b_kmajor,
-                            p->beta, hC0, p->ldc, r0, r1, ref);
-            long long cnt = (long long)(r1 - r0) * N;
-            for (long long i = 0; i < cnt; ++i) ref32[i] = (float)ref[i];
-            harness_cmp c64;
-            if (!harness_compare(hR + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol, &c64))
-                snprintf(reason, sizeof reason, "cuBLAS reference disagrees with float64 (rows %d..%d): %s",
-                         r0, r1 - 1, c64.reason);
-            else if (!harness_compare(hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol, &c64))
-                snprintf(reason, sizeof reason, "float64 check (rows %d..%d): %s", r0, r1 - 1,
-                         c64.reason);
-        }
-        free(hA); free(hB); free(ref); free(ref32);
-    }
-    int pass = reason[0] == '\0';
+    if (!reason[0]) case_check_f64(p, cd, tol, reason, rlen);
+    return reason[0] == '\0';
+}
 
+/* Step 5: time the lesson's kernel and cuBLAS on the same problem (median of o->iters runs,
+ * each after an L2 flush), into the row's ms/TFLOP/s/% columns. Slow kernels get fewer runs:
+ * about 2 s of timed runs per case at most. */
+static void case_time(run_ctx *x, const gemm_variant *v, gemm_problem *p, const case_data *cd,
+                      harness_row *row) {
+    const harness_opts *o = x->o;
+    double flops = 2.0 * p->m * (double)p->n * p->k;
+    CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
+    CUDA_CHECK(v->launch(p, x->stream));
+    CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
+    CUDA_CHECK(cudaEventSynchronize(x->ev1));
+    float est;
+    CUDA_CHECK(cudaEventElapsedTime(&est, x->ev0, x->ev1));
+    int iters = o->iters, warmup = o->warmup;
+    if (est > 0 && iters * est > 2000.0) iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
+    if (warmup * est > 1000.0) warmup = 1;
+    row->ms = time_runs(x, v, p, 0, iters, warmup);
+    p->C = cd->dR;
+    row->cublas_ms = time_runs(x, v, p, 1, iters, warmup);
+    p->C = cd->dC;
+    row->tflops = flops / (row->ms * 1e9);
+    row->cublas_tflops = flops / (row->cublas_ms * 1e9);
+    row->pct_cublas = 100.0 * row->cublas_ms / row->ms;
+}
+
+/* The result row of a case before timing (times -1: not timed). */
+static harness_row case_row(const run_ctx *x, const gemm_variant *v, const gemm_problem *p,
+                            const harness_cmp *cmp, int pass) {
     harness_row row;
     memset(&row, 0, sizeof row);
     row.lesson = x->lesson->id;
     row.variant = v->name;
-    row.dtype = dt;
+    row.dtype = p->dtype;
     row.layout = p->layout;
-    row.m = M; row.n = N; row.k = K;
-    row.alpha = p->alpha; row.beta = p->beta;
+    row.m = p->m;
+    row.n = p->n;
+    row.k = p->k;
+    row.alpha = p->alpha;
+    row.beta = p->beta;
     row.ms = row.tflops = row.cublas_ms = row.cublas_tflops = row.pct_cublas = -1.0;
-    row.rel_err = cmp.rel_fro;
-    row.max_err = cmp.max_abs;
+    row.rel_err = cmp->rel_fro;
+    row.max_err = cmp->max_abs;
     row.status = pass ? "PASS" : "FAIL";
+    return row;
+}
 
-    if (pass && !o->check_only) {
-        double flops = 2.0 * M * (double)N * K;
-        /* keep slow kernels from taking minutes: about 2 s of timed runs per case at most */
-        CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
-        CUDA_CHECK(v->launch(p, x->stream));
-        CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
-        CUDA_CHECK(cudaEventSynchronize(x->ev1));
-        float est;
-        CUDA_CHECK(cudaEventElapsedTime(&est, x->ev0, x->ev1));
-        int iters = o->iters, warmup = o->warmup;
-        if (est > 0 && iters * est > 2000.0) iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
-        if (warmup * est > 1000.0) warmup = 1;
-        row.ms = time_runs(x, v, p, 0, iters, warmup);
-        p->C = dR;
-        row.cublas_ms = time_runs(x, v, p, 1, iters, warmup);
-        p->C = dC;
-        row.tflops = flops / (row.ms * 1e9);
-        row.cublas_tflops = flops / (row.cublas_ms * 1e9);
-        row.pct_cublas = 100.0 * row.cublas_ms / row.ms;
-    }
-    harness_table_row(stdout, &row);
-    if (!pass) printf("  FAIL %s/%s %s %s %dx%dx%d: %s\n", x->lesson->id, v->name,
-                      harness_dtype_name(dt), harness_layout_name(p->layout), M, N, K, reason);
-    if (o->csv[0] && harness_csv_append(o->csv, &row, &x->env) != 0) {
-        fprintf(stderr, "error: cannot write %s: %s\n", o->csv, strerror(errno));
+/* Step 6: report: the table row, a FAIL line with the reason, the CSV row. */
+static void case_report(const run_ctx *x, const gemm_variant *v, const harness_row *row,
+                        const char *reason) {
+    harness_table_row(stdout, row);
+    if (strcmp(row->status, "PASS") != 0)
+        printf("  FAIL %s/%s %s %s %dx%dx%d: %s\n", x->lesson->id, v->name,
+               harness_dtype_name(row->dtype), harness_layout_name(row->layout), row->m, row->n,
+               row->k, reason);
+    if (x->o->csv[0] && harness_csv_append(x->o->csv, row, &x->env) != 0) {
+        fprintf(stderr, "error: cannot write %s: %s\n", x->o->csv, strerror(errno));
         exit(HARNESS_EXIT_USAGE);
     }
-    free(hC0); free(rawC0); free(hC); free(hR); free(rawC);
-    CUDA_CHECK(cudaFree(a_base));
-    CUDA_CHECK(cudaFree(b_base));
-    CUDA_CHECK(cudaFree(c_base));
-    CUDA_CHECK(cudaFree(r_base));
+}
+
+static void case_free(case_data *cd) {
+    free(cd->hC0);
+    free(cd->rawC0);
+    free(cd->hC);
+    free(cd->hR);
+    free(cd->rawC);
+    CUDA_CHECK(cudaFree(cd->a_base));
+    CUDA_CHECK(cudaFree(cd->b_base));
+    CUDA_CHECK(cudaFree(cd->c_base));
+    CUDA_CHECK(cudaFree(cd->r_base));
+}
+
+/* Runs one case through the steps; returns 0 pass, 1 fail. */
+static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offset) {
+    case_data cd;
+    case_alloc_fill(x, p, offset, &cd);
+    case_reference(x, p, &cd);
+    case_launch(x, v, p);
+    harness_cmp cmp;
+    char reason[256];
+    int pass = case_compare(p, &cd, &cmp, reason, sizeof reason);
+    harness_row row = case_row(x, v, p, &cmp, pass);
+    if (pass && !x->o->check_only) case_time(x, v, p, &cd, &row);
+    case_report(x, v, &row, reason);
+    case_free(&cd);
     return pass ? 0 : 1;
 }
+
+/* ---- the whole run ----------------------------------------------------------------------- */
 
 static void fill_env(harness_env *e, const struct cudaDeviceProp *prop) {
     snprintf(e->device, sizeof e->device, "%.127s", prop->name);
@@ -803,30 +1113,6 @@ static void fill_env(harness_env *e, const struct cudaDeviceProp *prop) {
     snprintf(e->commit, sizeof e->commit, "%s", c && *c ? c : harness_git_commit);
 }
 
-typedef struct planned_case {
-    const gemm_variant *v;
-    gemm_problem p;
-} planned_case;
-
-/* The problem for one case, pointers still NULL (run_case allocates them). */
-static void make_problem(gemm_problem *p, const harness_opts *o, gemm_dtype d, gemm_layout l,
-                         const int mnk[3]) {
-    memset(p, 0, sizeof *p);
-    p->m = mnk[0];
-    p->n = mnk[1];
-    p->k = mnk[2];
-    p->layout = l;
-    p->dtype = d;
-    p->c_dtype = d;
-    p->alpha = o->alpha;
-    p->beta = o->beta;
-    p->a_kmajor = (l == GEMM_TN || l == GEMM_TT);
-    p->b_kmajor = (l == GEMM_TN || l == GEMM_NN);
-    p->lda = (p->a_kmajor ? p->k : p->m) + o->pad;
-    p->ldb = (p->b_kmajor ? p->k : p->n) + o->pad;
-    p->ldc = p->n + o->pad;
-}
-
 static void list_variants(const gemm_lesson *L) {
     printf("%s: %s\n", L->id, L->title);
     for (int i = 0; i < L->nvariants; ++i) {
@@ -838,162 +1124,29 @@ static void list_variants(const gemm_lesson *L) {
     }
 }
 
-/* ---- refusals, grouped ---------------------------------------------------------------
- * A request over many variants and sizes can be refused many times for one reason (lesson 05
- * and an odd leading dimension, every variant of a lesson and an unsupported dtype). The
- * refusals are grouped by reason, with the variant name and the case-specific details taken
- * out of harness_refusal's text, and each group is printed as one line: how many cases, which
- * variants, the reason, and the first case. */
-#define HARNESS_REFUSAL_GROUPS 4
-typedef struct refusal_group {
-    char reason[200]; /* harness_refusal's text without "variant 'X' " and "(got ...)" */
-    char first[160];  /* the first refused case: "MxNxK dtype layout[, details]" */
-    unsigned variants; /* bit vi: selected variant vi was refused for this reason */
-    int count;
-} refusal_group;
-
-/* Adds one refusal of selected variant vi (named variant); returns 0 when every group slot
- * holds another reason. */
-static int add_refusal(refusal_group *g, int *ng, int vi, const char *variant, const char *why,
-                       const gemm_problem *p) {
-    char reason[200], detail[120] = "";
-    char prefix[96];
-    snprintf(prefix, sizeof prefix, "variant '%s' ", variant);
-    const char *r = why;
-    if (!strncmp(r, prefix, strlen(prefix))) r += strlen(prefix);
-    if (!strncmp(r, "refuses ", 8) && strstr(r, ": ")) r = strstr(r, ": ") + 2; /* check() */
-    snprintf(reason, sizeof reason, "%s", r);
-    char *got = strstr(reason, " (got ");
-    if (got) { /* "(got lda=127 ...)": a detail of this case, not of the reason */
-        snprintf(detail, sizeof detail, ", %s", got + 6);
-        size_t dl = strlen(detail);
-        if (dl && detail[dl - 1] == ')') detail[dl - 1] = '\0';
-        *got = '\0';
+/* Refusals of an explicit request, one line per reason, before anything runs. Returns 1 when
+ * nothing is left to run (the caller exits 2). A default request with something to run says
+ * nothing here: its skips are one line after the table (harness_skip_line). */
+static int report_refusals(const gemm_lesson *L, const harness_plan *pl, const char *prog) {
+    if (pl->default_request && pl->ncases > 0) return 0;
+    char line[1024];
+    for (int g = 0; g < pl->ngroups; ++g) {
+        harness_refusal_line(line, sizeof line, L->id, pl, g);
+        fprintf(stderr, "%s\n", line);
     }
-    int i = 0;
-    while (i < *ng && strcmp(g[i].reason, reason) != 0) ++i;
-    if (i == *ng) {
-        if (*ng == HARNESS_REFUSAL_GROUPS) return 0;
-        memset(&g[i], 0, sizeof g[i]);
-        snprintf(g[i].reason, sizeof g[i].reason, "%s", reason);
-        snprintf(g[i].first, sizeof g[i].first, "%dx%dx%d %s %s%s", p->m, p->n, p->k,
-                 harness_dtype_name(p->dtype), harness_layout_name(p->layout), detail);
-        ++*ng;
-    }
-    ++g[i].count;
-    g[i].variants |= 1u << vi;
+    if (pl->nlost)
+        fprintf(stderr,
+                "%s: refused: %d more cases for other reasons (narrow the request with "
+                "--variant, --size, --dtype, --layout to see them)\n",
+                L->id, pl->nlost);
+    if (pl->ncases > 0) return 0;
+    if (pl->ngroups != 1 || pl->nlost)
+        fprintf(stderr, "%s: nothing to run: every requested case was refused\n", prog);
     return 1;
 }
 
-/* One line for a group; names[vi] is the name of selected variant vi. */
-static void print_refusal(const char *lesson_id, const refusal_group *g,
-                          const char *const *names, int nsel, int last_word) {
-    char list[256];
-    mask_names(list, sizeof list, g->variants, names, nsel, ", ");
-    fprintf(stderr, "%s: refused: %d case%s of %s: %s (first: %s)%s\n", lesson_id, g->count,
-            g->count == 1 ? "" : "s", list, g->reason, g->first,
-            last_word ? "; nothing to run" : "");
-}
-
-int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
-    harness_opts o;
-    char err[256];
-    const char *prog = argc > 0 ? argv[0] : "run";
-    if (harness_parse(argc, argv, &o, err, sizeof err)) {
-        fprintf(stderr, "%s: %s (see --help)\n", prog, err);
-        return HARNESS_EXIT_USAGE;
-    }
-    if (o.help) { harness_usage(stdout, prog); return HARNESS_EXIT_OK; }
-    if (o.list) { list_variants(lesson); return HARNESS_EXIT_OK; }
-
-    if (!o.layouts) o.layouts = lesson->default_layouts ? lesson->default_layouts : GEMM_LAYOUT_BIT(GEMM_TN);
-
-    /* which variants */
-    const gemm_variant *sel[HARNESS_MAX_VARIANTS];
-    int nsel = 0;
-    if (!o.variant[0]) {
-        for (int i = 0; i < lesson->nvariants && nsel < HARNESS_MAX_VARIANTS; ++i)
-            sel[nsel++] = &lesson->variants[i];
-    } else { /* a comma-separated list of names, run in the order given */
-        char names[sizeof o.variant];
-        memcpy(names, o.variant, sizeof names);
-        for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok;
-             tok = strtok_r(NULL, ",", &save)) {
-            int found = 0;
-            for (int i = 0; i < lesson->nvariants && !found; ++i)
-                if (!strcmp(tok, lesson->variants[i].name) || (!strcmp(tok, "default") && i == 0)) {
-                    found = 1;
-                    if (nsel < HARNESS_MAX_VARIANTS) sel[nsel++] = &lesson->variants[i];
-                }
-            if (!found) {
-                fprintf(stderr, "%s: lesson %s has no variant '%s' (see --list)\n", prog,
-                        lesson->id, tok);
-                return HARNESS_EXIT_USAGE;
-            }
-        }
-    }
-    if (!nsel) {
-        fprintf(stderr, "%s: bad --variant '%s': no variant named (see --list)\n", prog, o.variant);
-        return HARNESS_EXIT_USAGE;
-    }
-
-    /* Plan every (variant, dtype, layout, size) first, so that refusals are reported, and a
-     * request with nothing runnable is a usage error, before the GPU is touched. */
-    int maxcases = nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o.nsizes;
-    planned_case *cases = (planned_case *)xmalloc(sizeof(planned_case) * (size_t)maxcases);
-    int ncases = 0, nrefused = 0, ngroups = 0, nlost = 0;
-    static refusal_group groups[HARNESS_REFUSAL_GROUPS];
-    for (int vi = 0; vi < nsel; ++vi) {
-        const gemm_variant *v = sel[vi];
-        unsigned dts = o.dtypes;
-        if (!dts) /* the variant's first supported type */
-            for (int d = 0; d < GEMM_NDTYPES && !dts; ++d)
-                if (v->dtypes & GEMM_DT_BIT(d)) dts = GEMM_DT_BIT(d);
-        for (int d = 0; d < GEMM_NDTYPES; ++d) {
-            if (!(dts & GEMM_DT_BIT(d))) continue;
-            for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
-                if (!(o.layouts & GEMM_LAYOUT_BIT(l))) continue;
-                for (int s = 0; s < o.nsizes; ++s) {
-                    gemm_problem p;
-                    make_problem(&p, &o, (gemm_dtype)d, (gemm_layout)l, o.sizes[s]);
-                    char buf[320];
-                    const char *why = harness_refusal(v, &p, o.offset, buf, sizeof buf);
-                    if (why) {
-                        /* with --dtype all / --layout all, combinations the variant does not
-                         * claim are left out quietly; every other refusal is reported */
-                        int quiet = (o.dtype_all && !(v->dtypes & GEMM_DT_BIT(d))) ||
-                                    (o.layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
-                        if (!quiet) {
-                            ++nrefused;
-                            if (!add_refusal(groups, &ngroups, vi, v->name, why, &p))
-                                ++nlost;
-                        }
-                        continue;
-                    }
-                    cases[ncases].v = v;
-                    cases[ncases].p = p;
-                    ++ncases;
-                }
-            }
-        }
-    }
-    const char *sel_names[HARNESS_MAX_VARIANTS];
-    for (int vi = 0; vi < nsel; ++vi) sel_names[vi] = sel[vi]->name;
-    for (int g = 0; g < ngroups; ++g)
-        print_refusal(lesson->id, &groups[g], sel_names, nsel,
-                      ncases == 0 && ngroups == 1 && !nlost);
-    if (nlost)
-        fprintf(stderr, "%s: refused: %d more cases for other reasons (narrow the request with "
-                        "--variant, --size, --dtype, --layout to see them)\n",
-                lesson->id, nlost);
-    if (ncases == 0) {
-        if (ngroups != 1 || nlost)
-            fprintf(stderr, "%s: nothing to run: every requested case was refused\n", prog);
-        free(cases);
-        return HARNESS_EXIT_USAGE;
-    }
-
-    /* the device */
+/* The CUDA device, or one sentence on stderr and HARNESS_EXIT_CUDA. */
+static int open_device(const char *prog, struct cudaDeviceProp *prop) {
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev == 0) {
@@ -1004,65 +1157,133 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
                                                                "than this CUDA runtime"
                           : e == cudaErrorNoDevice           ? "no NVIDIA GPU found"
                                                              : cudaGetErrorString(e);
-        fprintf(stderr, "%s: no CUDA device is available (%s); this course needs an NVIDIA GPU "
-                        "of compute capability 8.0 or newer.\n",
+        fprintf(stderr,
+                "%s: no CUDA device is available (%s); this course needs an NVIDIA GPU "
+                "of compute capability 8.0 or newer.\n",
                 prog, why);
         return HARNESS_EXIT_CUDA;
     }
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    if (prop.major < 8) {
-        fprintf(stderr, "%s: device 0 (%s) has compute capability %d.%d; this course needs 8.0 "
-                        "or newer.\n", prog, prop.name, prop.major, prop.minor);
+    CUDA_CHECK(cudaGetDeviceProperties(prop, 0));
+    if (prop->major < 8) {
+        fprintf(stderr,
+                "%s: device 0 (%s) has compute capability %d.%d; this course needs 8.0 "
+                "or newer.\n",
+                prog, prop->name, prop->major, prop->minor);
         return HARNESS_EXIT_CUDA;
     }
+    return 0;
+}
 
-    run_ctx x;
-    memset(&x, 0, sizeof x);
-    x.lesson = lesson;
-    x.o = &o;
-    x.skipped = nrefused;
-    fill_env(&x.env, &prop);
-    CUDA_CHECK(cudaStreamCreate(&x.stream));
-    CUDA_CHECK(cudaEventCreate(&x.ev0));
-    CUDA_CHECK(cudaEventCreate(&x.ev1));
-    CUBLAS_CHECK(cublasCreate(&x.blas));
-    CUBLAS_CHECK(cublasSetStream(x.blas, x.stream));
-    if (!o.check_only) { /* memset before each timed run evicts the operands from L2 */
-        x.flush_bytes = (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : (64 << 20)) * 3;
-        e = cudaMalloc(&x.flush, x.flush_bytes);
+/* Stream, events, cuBLAS and (when timing) the L2 flush buffer of 3x the L2. */
+static int ctx_open(run_ctx *x, const gemm_lesson *L, const harness_opts *o,
+                    const struct cudaDeviceProp *prop) {
+    memset(x, 0, sizeof *x);
+    x->lesson = L;
+    x->o = o;
+    fill_env(&x->env, prop);
+    CUDA_CHECK(cudaStreamCreate(&x->stream));
+    CUDA_CHECK(cudaEventCreate(&x->ev0));
+    CUDA_CHECK(cudaEventCreate(&x->ev1));
+    CUBLAS_CHECK(cublasCreate(&x->blas));
+    CUBLAS_CHECK(cublasSetStream(x->blas, x->stream));
+    if (!o->check_only) { /* memset before each timed run evicts the operands from L2 */
+        x->flush_bytes = (size_t)(prop->l2CacheSize > 0 ? prop->l2CacheSize : (64 << 20)) * 3;
+        cudaError_t e = cudaMalloc(&x->flush, x->flush_bytes);
         if (e != cudaSuccess) {
-            fprintf(stderr, "error: cannot allocate the L2 flush buffer (%s)\n", cudaGetErrorString(e));
+            fprintf(stderr, "error: cannot allocate the L2 flush buffer (%s)\n",
+                    cudaGetErrorString(e));
             return HARNESS_EXIT_CUDA;
         }
     }
+    return 0;
+}
 
-    printf("%s: %s | %s, %d SMs, CUDA %d.%d | commit %s\n", lesson->id, lesson->title,
-           x.env.device, prop.multiProcessorCount, x.env.cuda_runtime / 1000,
-           (x.env.cuda_runtime % 1000) / 10, x.env.commit);
-    printf("alpha=%g beta=%g%s%s%s\n", (double)o.alpha, (double)o.beta,
-           o.beta == 0.0f ? (o.poison == HARNESS_POISON_INF ? ", C prefilled with +Inf" : ", C prefilled with NaN") : "",
-           o.init == HARNESS_INIT_ONES ? ", all-ones A and B" : o.init == HARNESS_INIT_INT ? ", integer A and B" : "",
-           o.check_only ? ", check only" : "");
-    harness_table_header(stdout);
+static void ctx_close(run_ctx *x) {
+    cublasDestroy(x->blas);
+    if (x->flush) cudaFree(x->flush);
+    cudaEventDestroy(x->ev0);
+    cudaEventDestroy(x->ev1);
+    cudaStreamDestroy(x->stream);
+}
+
+/* The two lines above the table: lesson, device, commit; the scalars and the checks' setup. */
+static void print_run_header(const run_ctx *x, const struct cudaDeviceProp *prop) {
+    const harness_opts *o = x->o;
+    printf("%s: %s | %s, %d SMs, CUDA %d.%d | commit %s\n", x->lesson->id, x->lesson->title,
+           x->env.device, prop->multiProcessorCount, x->env.cuda_runtime / 1000,
+           (x->env.cuda_runtime % 1000) / 10, x->env.commit);
+    const char *poison = o->beta != 0.0f                   ? ""
+                         : o->poison == HARNESS_POISON_INF ? ", C prefilled with +Inf"
+                                                           : ", C prefilled with NaN";
+    const char *init = o->init == HARNESS_INIT_ONES  ? ", all-ones A and B"
+                       : o->init == HARNESS_INIT_INT ? ", integer A and B"
+                                                     : "";
+    printf("alpha=%g beta=%g%s%s%s\n", (double)o->alpha, (double)o->beta, poison, init,
+           o->check_only ? ", check only" : "");
+}
+
+/* Every planned case, one table row each (a progress line on a terminal). */
+static void run_cases(run_ctx *x, const harness_plan *pl) {
     int tty = isatty(2);
-    for (int c = 0; c < ncases; ++c) {
+    harness_table_header(stdout);
+    for (int c = 0; c < pl->ncases; ++c) {
+        harness_case cs = pl->cases[c];
         if (tty)
-            fprintf(stderr, "[%d/%d] %s %s %s %dx%dx%d ...\r", c + 1, ncases, cases[c].v->name,
-                    dtype_names[cases[c].p.dtype], layout_names[cases[c].p.layout], cases[c].p.m,
-                    cases[c].p.n, cases[c].p.k);
-        if (run_case(&x, cases[c].v, &cases[c].p, o.offset)) ++x.failed;
-        else ++x.passed;
+            fprintf(stderr, "[%d/%d] %s %s %s %dx%dx%d ...\r", c + 1, pl->ncases, cs.v->name,
+                    dtype_names[cs.p.dtype], layout_names[cs.p.layout], cs.p.m, cs.p.n, cs.p.k);
+        if (run_case(x, cs.v, &cs.p, x->o->offset)) ++x->failed;
+        else ++x->passed;
     }
-    free(cases);
     if (tty) fprintf(stderr, "%60s\r", "");
-    printf("%d passed, %d failed, %d skipped\n", x.passed, x.failed, x.skipped);
+}
 
-    cublasDestroy(x.blas);
-    if (x.flush) cudaFree(x.flush);
-    cudaEventDestroy(x.ev0);
-    cudaEventDestroy(x.ev1);
-    cudaStreamDestroy(x.stream);
-    if (x.failed) return HARNESS_EXIT_FAIL;
-    return HARNESS_EXIT_OK;
+int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
+    const char *prog = argc > 0 ? argv[0] : "run";
+    harness_opts o;
+    char err[256];
+    if (harness_parse(argc, argv, &o, err, sizeof err)) {
+        fprintf(stderr, "%s: %s (see --help)\n", prog, err);
+        return HARNESS_EXIT_USAGE;
+    }
+    if (o.help) {
+        harness_usage(stdout, prog);
+        return HARNESS_EXIT_OK;
+    }
+    if (o.list) {
+        list_variants(lesson);
+        return HARNESS_EXIT_OK;
+    }
+
+    /* Plan every (variant, dtype, layout, size) first, so that refusals are reported, and a
+     * request with nothing runnable is a usage error, before the GPU is touched. */
+    harness_plan plan;
+    if (harness_plan_cases(lesson, &o, &plan, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return HARNESS_EXIT_USAGE;
+    }
+    if (report_refusals(lesson, &plan, prog)) {
+        harness_plan_free(&plan);
+        return HARNESS_EXIT_USAGE;
+    }
+
+    struct cudaDeviceProp prop;
+    run_ctx x;
+    int rc = open_device(prog, &prop);
+    if (!rc) rc = ctx_open(&x, lesson, &o, &prop);
+    if (rc) {
+        harness_plan_free(&plan);
+        return rc;
+    }
+    x.skipped = plan.nrefused;
+    print_run_header(&x, &prop);
+    run_cases(&x, &plan);
+    if (plan.default_request && plan.nrefused) {
+        char line[2048];
+        harness_skip_line(line, sizeof line, lesson->id, &plan);
+        printf("%s\n", line);
+    }
+    printf("%d passed, %d failed, %d skipped\n", x.passed, x.failed, x.skipped);
+    harness_plan_free(&plan);
+    ctx_close(&x);
+    return x.failed ? HARNESS_EXIT_FAIL : HARNESS_EXIT_OK;
 }

@@ -11,6 +11,10 @@
  * lesson and cuBLAS in the same run and prints one table. `./run --help` lists the options.
  * Before each checked launch it fills every SM's shared memory with NaN (harness_dev.h), so a
  * kernel that reads shared memory it did not write in that launch fails the check.
+ * Operand values are a hash of (seed, index) (harness_kernels.cu), so they do not depend on the
+ * launch shape. Timing: before each timed launch a memset of 3x the L2 evicts the operands;
+ * CUDA events bracket the launch alone; the median of --iters runs is reported (slow kernels
+ * get fewer runs: about 2 s of timed runs per case).
  *
  * THE GEMM CONVENTION (one for the whole repository, as in CuTe):
  *     C = alpha * A * B^T + beta * C        A is (M,K), B is (N,K), C is (M,N)
@@ -37,12 +41,7 @@
 extern "C" {
 #endif
 
-enum {
-    HARNESS_EXIT_OK = 0,
-    HARNESS_EXIT_FAIL = 1,
-    HARNESS_EXIT_USAGE = 2,
-    HARNESS_EXIT_CUDA = 3
-};
+enum { HARNESS_EXIT_OK = 0, HARNESS_EXIT_FAIL = 1, HARNESS_EXIT_USAGE = 2, HARNESS_EXIT_CUDA = 3 };
 
 /* Element types. GEMM_DT_BIT(d) makes the bitmask a variant uses to list what it supports. */
 typedef enum { GEMM_FP32 = 0, GEMM_FP16 = 1, GEMM_BF16 = 2, GEMM_NDTYPES = 3 } gemm_dtype;
@@ -115,25 +114,26 @@ typedef enum { HARNESS_POISON_NAN = 0, HARNESS_POISON_INF = 1 } harness_poison;
 
 typedef struct harness_opts {
     int nsizes;
-    int sizes[HARNESS_MAX_SIZES][3]; /* M, N, K */
-    unsigned layouts;                /* GEMM_LAYOUT_BIT mask; 0 = the lesson's default */
-    unsigned dtypes;                 /* GEMM_DT_BIT mask */
+    int sizes[HARNESS_MAX_SIZES][3];     /* M, N, K */
+    int default_sweep;                   /* no --size, --m/--n/--k or --sweep was given */
+    unsigned layouts;                    /* GEMM_LAYOUT_BIT mask; 0 = the lesson's default */
+    unsigned dtypes;                     /* GEMM_DT_BIT mask */
     int explicit_layout, explicit_dtype; /* given as a single value */
-    int layout_all, dtype_all;       /* given as 'all' */
-    char variant[256];               /* "" = every variant (--variant all or not given), else
-                                        a comma-separated list of variant names ('default'
-                                        names the first variant) */
+    int layout_all, dtype_all;           /* given as 'all' */
+    /* "" = every variant (--variant all or not given), else a comma-separated list of variant
+     * names ('default' names the first variant) */
+    char variant[256];
     float alpha, beta;
     int iters, warmup;
     int check_only;
-    int pad;                         /* extra elements added to every leading dimension */
-    int offset;                      /* base pointers of A, B, C offset by this many elements */
+    int pad;    /* extra elements added to every leading dimension */
+    int offset; /* base pointers of A, B, C offset by this many elements */
     harness_init init;
     harness_poison poison;
     unsigned long long seed;
-    char csv[512];                   /* "" = no CSV */
-    int list;                        /* --list: print variants and exit */
-    int help;                        /* --help was given */
+    char csv[512]; /* "" = no CSV */
+    int list;      /* --list: print variants and exit */
+    int help;      /* --help was given */
 } harness_opts;
 
 /* The default sweep: sizes that are not multiples of any tile (127, 1000, 4093), M != N != K,
@@ -172,19 +172,22 @@ uint16_t harness_float_to_bf16(float f);
  * inputs, fp32 accumulation and stored as `c_dtype`, against a reference of the same compute
  * type. rel_fro bounds ||out-ref||_F / ||ref||_F; elem bounds each |out-ref| / (|ref| + rms(ref)).
  * Both grow like sqrt(K) * fp32 epsilon plus a few units of the output's rounding. */
-typedef struct harness_tol { double rel_fro; double elem; } harness_tol;
+typedef struct harness_tol {
+    double rel_fro;
+    double elem;
+} harness_tol;
 harness_tol harness_tolerance(gemm_dtype c_dtype, int k);
 
 typedef struct harness_cmp {
-    double rel_fro;          /* ||out-ref||_F / ||ref||_F (over finite pairs) */
-    double max_abs;          /* worst |out - ref| */
-    double worst_scaled;     /* worst |out-ref| / (|ref| + rms(ref)) */
+    double rel_fro;      /* ||out-ref||_F / ||ref||_F (over finite pairs) */
+    double max_abs;      /* worst |out - ref| */
+    double worst_scaled; /* worst |out-ref| / (|ref| + rms(ref)) */
     long long worst_row, worst_col;
-    long long nonfinite;     /* outputs that are NaN or Inf (unwritten outputs stay NaN) */
+    long long nonfinite; /* outputs that are NaN or Inf (unwritten outputs stay NaN) */
     long long first_bad_row, first_bad_col; /* first non-finite output, or -1 */
-    long long ref_nonfinite; /* non-finite reference values (reference is broken) */
+    long long ref_nonfinite;                /* non-finite reference values (reference is broken) */
     int pass;
-    char reason[160];        /* why it failed; "" when it passed */
+    char reason[160]; /* why it failed; "" when it passed */
 } harness_cmp;
 
 /* Compares out (rows x cols, row-major with leading dimension ld_out) with ref (ld_ref) as
@@ -196,9 +199,73 @@ int harness_compare(const float *out, long long ld_out, const float *ref, long l
 /* Float64 CPU reference for rows [r0, r1) of C = alpha * A * B^T + beta * C0, from host
  * float copies of the operands laid out as in gemm_problem (a_kmajor/b_kmajor, lda/ldb) and
  * C0 row-major with ldc (C0 may be NULL when beta == 0). Writes rows into out (ld = n). */
-void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda,
-                     int a_kmajor, const float *B, long long ldb, int b_kmajor, double beta,
-                     const float *C0, long long ldc, int r0, int r1, double *out);
+void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long long lda, int a_kmajor,
+                     const float *B, long long ldb, int b_kmajor, double beta, const float *C0,
+                     long long ldc, int r0, int r1, double *out);
+
+/* ---- the plan: what a request runs, decided before the GPU is touched ------------------ */
+
+/* The variants a request names, in the order given: every variant of the lesson when
+ * o->variant is "" (--variant absent or 'all'), 'default' naming the first. Fills sel (room for
+ * HARNESS_MAX_VARIANTS) and returns the count; 0 with one line in err for an unknown name. */
+int harness_select_variants(const gemm_lesson *L, const harness_opts *o, const gemm_variant **sel,
+                            char *err, size_t errlen);
+
+#define HARNESS_REFUSAL_GROUPS 4
+#define HARNESS_GROUP_SIZES 8
+
+/* The refused cases of one reason: harness_refusal's text without "variant 'X' " and the
+ * case's own "(got ...)" details. */
+typedef struct harness_refusal_group {
+    char reason[200];
+    char first[160];   /* the first refused case: "MxNxK dtype layout[, details]" */
+    unsigned variants; /* bit vi: selected variant vi was refused for this reason */
+    int count;         /* refused cases */
+    int nsizes;        /* distinct refused sizes; the first HARNESS_GROUP_SIZES are in sizes */
+    int sizes[HARNESS_GROUP_SIZES][3];
+} harness_refusal_group;
+
+/* One case to run: a variant and its problem (device pointers still NULL). */
+typedef struct harness_case {
+    const gemm_variant *v;
+    gemm_problem p;
+} harness_case;
+
+/* Every (variant, dtype, layout, size) of a request, split into cases to run and refusals. */
+typedef struct harness_plan {
+    harness_case *cases; /* ncases of them, in run order; free with harness_plan_free */
+    int ncases;
+    const gemm_variant *sel[HARNESS_MAX_VARIANTS]; /* the selected variants */
+    int nsel;
+    int nrefused; /* refused cases (what --dtype all / --layout all leave out is not counted) */
+    harness_refusal_group groups[HARNESS_REFUSAL_GROUPS];
+    int ngroups;
+    int nlost;  /* refused cases whose reason found no free group */
+    int nsizes; /* sizes in the request */
+    /* 1 when the cases are the lesson's defaults: the default sweep, no --dtype / --layout
+     * list (only 'all'), no --pad / --offset. Its refusals are skips: said in one line after
+     * the table (harness_skip_line) when anything runs. Other requests report refusals
+     * before anything runs (harness_refusal_line), and exit 2 when nothing can run. */
+    int default_request;
+} harness_plan;
+
+/* Plans a request: selects the variants, builds every case and asks harness_refusal about it.
+ * Needs no GPU (a variant's check() may ask the device). Returns 0, or HARNESS_EXIT_USAGE with
+ * one line in err (an unknown variant name). */
+int harness_plan_cases(const gemm_lesson *L, const harness_opts *o, harness_plan *plan, char *err,
+                       size_t errlen);
+void harness_plan_free(harness_plan *plan);
+
+/* Group g of a plan as one line (no newline), as printed before the table:
+ * "<lesson>: refused: N cases of <variants>: <reason> (first: <case>)[; nothing to run]". */
+int harness_refusal_line(char *buf, size_t len, const char *lesson_id, const harness_plan *plan,
+                         int g);
+
+/* Every refusal of a plan as ONE line (no newline), as printed after the table of a default
+ * request: "<lesson>: the default sweep skipped N cases that the kernels refuse: <reason>
+ * (<count>: <sizes or 'every size'>; <variants or 'every variant'>)[; <reason> (...)]".
+ * Writes "" and returns 0 when nothing was refused; else returns the length it needed. */
+int harness_skip_line(char *buf, size_t len, const char *lesson_id, const harness_plan *plan);
 
 /* ---- report -------------------------------------------------------------------------- */
 
@@ -209,11 +276,11 @@ typedef struct harness_row {
     gemm_layout layout;
     int m, n, k;
     float alpha, beta;
-    double ms, tflops;            /* lesson kernel: median time; < 0 when not timed */
+    double ms, tflops; /* lesson kernel: median time; < 0 when not timed */
     double cublas_ms, cublas_tflops;
-    double pct_cublas;            /* 100 * cublas_ms / ms; < 0 when not timed */
+    double pct_cublas; /* 100 * cublas_ms / ms; < 0 when not timed */
     double rel_err, max_err;
-    const char *status;           /* "PASS" / "FAIL" / "SKIP" */
+    const char *status; /* "PASS" / "FAIL" / "SKIP" */
 } harness_row;
 
 typedef struct harness_env {

@@ -17,8 +17,7 @@ cudaError_t harness_dev_fill(void *p, gemm_dtype dtype, long long n, unsigned lo
                              harness_init init, cudaStream_t s);
 
 /* Sets n elements of dtype at p to the float value v (e.g. +Inf or NaN). */
-cudaError_t harness_dev_fill_value(void *p, gemm_dtype dtype, long long n, float v,
-                                   cudaStream_t s);
+cudaError_t harness_dev_fill_value(void *p, gemm_dtype dtype, long long n, float v, cudaStream_t s);
 
 /* Fills the shared memory of every SM with 0xFF bytes (NaN in every dtype) by running a
  * kernel that takes the opt-in maximum of dynamic shared memory per block, 4 blocks per SM.

@@ -14,12 +14,9 @@ static __device__ __forceinline__ unsigned long long mix64(unsigned long long x)
 }
 
 static __device__ __forceinline__ void store_as(void *p, gemm_dtype dt, long long i, float v) {
-    if (dt == GEMM_FP32)
-        ((float *)p)[i] = v;
-    else if (dt == GEMM_FP16)
-        ((__half *)p)[i] = __float2half_rn(v);
-    else
-        ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
+    if (dt == GEMM_FP32) ((float *)p)[i] = v;
+    else if (dt == GEMM_FP16) ((__half *)p)[i] = __float2half_rn(v);
+    else ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
 }
 
 __global__ void fill_kernel(void *p, gemm_dtype dt, long long n, unsigned long long seed,
@@ -28,10 +25,8 @@ __global__ void fill_kernel(void *p, gemm_dtype dt, long long n, unsigned long l
          i += (long long)gridDim.x * blockDim.x) {
         unsigned long long h = mix64(seed * 0x100000001B3ull ^ (unsigned long long)i);
         float v;
-        if (init == HARNESS_INIT_ONES)
-            v = 1.0f;
-        else if (init == HARNESS_INIT_INT)
-            v = (float)((int)(h % 5) - 2);
+        if (init == HARNESS_INIT_ONES) v = 1.0f;
+        else if (init == HARNESS_INIT_INT) v = (float)((int)(h % 5) - 2);
         else /* top 24 bits -> [0,1) exactly representable in fp32, then [-1,1) */
             v = (float)(h >> 40) * (1.0f / 16777216.0f) * 2.0f - 1.0f;
         store_as(p, dt, i, v);

@@ -3,14 +3,18 @@
 
 Python 3 standard library only (no pandas/matplotlib), so `make plots` runs anywhere.
 
-    python3 plots/plotdata.py BENCH.csv PROBE.csv DATDIR [--defaults FILE]
+    python3 plots/plotdata.py BENCH.csv PROBE.csv DATDIR [--defaults FILE] [--journey FILE]
 
 writes into DATDIR, for plots/*.gp:
-    glance.dat / glance.meta.gp        one bar per (lesson, dtype) at 4096^3
+    journey.meta.gp, journey_p<i>.dat  every step in learning order at 4096^3, a panel per dtype
+    glance.meta.gp, glance_p1.dat      each lesson's default at 4096^3, every dtype
+    steps_<lesson>.meta.gp, _p1.dat    every variant of a lesson (lessons with several)
     sizes_<dtype>.dat / .meta.gp       TFLOP/s vs square size, one column per lesson + cuBLAS
-    roofline.dat / roofline.meta.gp    lessons at their arithmetic intensity, probe ceilings
-    steps_<lesson>.dat / .meta.gp      one bar per variant (lessons with several variants)
+    roofline.dat / roofline.meta.gp    kernels at their modelled intensity, probe ceilings
     charts.txt                         "<script> <name>" per chart, for plots/plots.sh
+
+The learning order, each step's name and its traffic model come from plots/data/journey.txt
+(see that file); what it does not list is drawn anyway (journey_steps).
 
 Which variant stands for a lesson (its "default"): the harness runs variants in `--list` order,
 so the first variant of a lesson in the CSV is the lesson's default (the first listed by
@@ -25,6 +29,7 @@ from the same selection.
 import csv
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -233,10 +238,104 @@ def stamp(rows):
     return "%s | %s | commit %s | %s" % (p["device"], p["date"], p["commit"], p["cuda"])
 
 
+# ---- the learning order ----------------------------------------------------------------------
+
+def read_journey(path):
+    """[(lesson, variant, traffic, label)] from journey.txt, in file order; a label "-" or
+    "- text" keeps the step off the journey (the text still describes it on its step chart)."""
+    steps = []
+    if path and os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for i, line in enumerate(f, 1):
+                line = line.split("#", 1)[0].strip()
+                if not line:
+                    continue
+                w = line.split(None, 3)
+                if len(w) < 4:
+                    raise DataError("%s:%d: expected 'lesson variant traffic label'" % (path, i))
+                steps.append((w[0], w[1], w[2], w[3].strip()))
+    return steps
+
+
+def lesson_default(rows, lesson, pins):
+    """The variant that stands for a lesson: its pin in defaults.txt, else its first in the CSV."""
+    order = variants_in_order(rows, lesson)
+    return pins[lesson] if lesson in pins and pins[lesson] in order else order[0]
+
+
+def journey_steps(rows, journey, pins):
+    """Every (lesson, variant) of the CSV in learning order: lessons in NN order; inside a
+    lesson the steps listed in journey.txt first (file order), then the variants it does not
+    list (CSV order, the lesson's default last), labelled by their names. Each step is a dict
+    with lesson, variant, traffic, label (None: not on the journey), desc (the text for its
+    step chart), default."""
+    listed = {}
+    for i, (lesson, variant, traffic, label) in enumerate(journey):
+        listed.setdefault(lesson, []).append((variant, traffic, label))
+    out = []
+    for lesson in lessons_in_order(rows):
+        present = variants_in_order(rows, lesson)
+        default = lesson_default(rows, lesson, pins)
+        steps = [(v, t, lab) for v, t, lab in listed.get(lesson, []) if v in present]
+        known = {s[0] for s in steps}
+        extra = [v for v in present if v not in known and v != default]
+        if default not in known:
+            extra.append(default)
+        steps += [(v, "-", v) for v in extra]
+        for v, t, lab in steps:
+            hidden = lab == "-" or lab.startswith("- ")
+            desc = lab[2:].strip() if hidden else lab
+            out.append({"lesson": lesson, "variant": v, "traffic": t,
+                        "label": None if hidden else lab, "desc": desc, "default": v == default})
+    return out
+
+
+# ---- the traffic model (roofline) ------------------------------------------------------------
+
+SECTOR = 32  # bytes: the unit in which a warp's loads reach DRAM
+
+
+def _sectors(shared, contiguous, e):
+    """32-byte sectors one warp-wide load of 32 lanes touches."""
+    return 1 if shared else (32 * e // SECTOR if contiguous else 32)
+
+
+def model_bytes(step, dtype, layout, m, n, k, beta=0.0):
+    """(DRAM bytes the kernel asks for under its traffic model, the model's kind). Kinds:
+    'lanes' (one thread per C element), 'tile' (CTA tiles), 'min' (A and B read once)."""
+    e = DT_BYTES[dtype]
+    c_bytes = e * m * n * (2 if beta else 1)  # C written once (and read when beta != 0)
+    a_kmajor, b_kmajor = layout in ("TN", "TT"), layout in ("TN", "NN")
+    t = step["traffic"]
+    if t in ("lanes_m", "lanes_n"):
+        if t == "lanes_n":  # lanes share A(m,k); consecutive n read B(n,k)
+            sa, sb = _sectors(True, False, e), _sectors(False, not b_kmajor, e)
+        else:               # consecutive m read A(m,k); lanes share B(n,k)
+            sa, sb = _sectors(False, not a_kmajor, e), _sectors(True, False, e)
+        return (m * n / 32.0) * k * SECTOR * (sa + sb) + c_bytes, "lanes"
+    tile = None
+    if t.startswith("tile:"):
+        tile = t[5:]
+    else:
+        mt = re.search(r"(\d+)x(\d+)", step["variant"])
+        tile = mt.group(0) if mt else None
+    if tile:
+        bm, bn = (int(x) for x in tile.split("x")[:2])
+        return e * (m * k * math.ceil(n / bn) + n * k * math.ceil(m / bm)) + c_bytes, "tile"
+    return e * (m * k + n * k) + c_bytes, "min"
+
+
+MODEL_NOTE = ("Intensity from a traffic model, not a measurement. One thread per C element: "
+              "each warp load fetches its 32-byte sectors.\nTiled: each CTA reads its A and B "
+              "tiles once, so A is read N/BLK_N times, B M/BLK_M times. Nothing is kept in a "
+              "cache:\na point above the HBM line gets that much of its traffic from L1/L2 "
+              "instead of DRAM.")
+
+
 # ---- writing ---------------------------------------------------------------------------------
 
 def gp_str(s):
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def write_meta(path, vals):
@@ -254,28 +353,86 @@ def fmt_tf(t):
     return "%.0f" % t if t >= 100 else "%.1f" % t if t >= 1 else "%.2f" % t
 
 
-def bar_chart(datdir, name, title, bars, refs, stampline, ylog, xlabel):
-    """bars: [(xlabel, tflops, pct, dtype)]; refs: [(tflops, title, color)]."""
-    with open(os.path.join(datdir, name + ".dat"), "w") as f:
-        f.write("# x tflops pct dtype xlabel toplabel\n")
-        for i, (lab, tf, pct, dt) in enumerate(bars):
-            top = fmt_tf(tf) + ("\\n%.0f%%" % pct if pct >= 0 else "")
-            f.write('%d %.6g %.6g %d "%s" "%s"\n' % (i, tf, pct, DTYPES.index(dt), lab, top))
-    ys = [b[1] for b in bars] + [r[0] for r in refs]
-    lo, hi = log_range(min(ys), max(ys), 0.5, 2.5) if ylog else (0.0, float("%.3g" % (max(ys) * 1.3)))
-    meta = [("title", title), ("stamp", stampline), ("nbars", len(bars)), ("ylog", int(ylog)),
-            ("xlab", xlabel), ("ymin", lo), ("ymax", hi), ("nref", len(refs))]
-    for i, (v, t, c) in enumerate(refs, 1):
-        meta += [("ref%d" % i, v), ("reft%d" % i, t), ("refc%d" % i, c)]
-    for d in DTYPES:
-        meta += [("c_" + d, DT_COLOR[d]), ("has_" + d, int(any(b[3] == d for b in bars)))]
+def bar_text(r):
+    pct = ", %.0f%%" % r["pct_cublas"] if r["pct_cublas"] >= 0 else ""
+    return "%s TFLOP/s%s" % (fmt_tf(r["tflops"]), pct)
+
+
+LESSON_COLORS = ("#4c72b0", "#55a868", "#8172b2", "#64b5cd", "#dd8452", "#c44e52", "#937860",
+                 "#da8bc3", "#8c8c8c", "#ccb974")
+
+
+def lesson_color(lesson):
+    try:
+        return LESSON_COLORS[int(lesson[:2]) % len(LESSON_COLORS)]
+    except ValueError:
+        return LESSON_COLORS[-1]
+
+
+ROW_PX = 27  # height of one bar row (two-line labels get ROW_PX * 1.4)
+
+
+def hbar_chart(datdir, name, title, stampline, panels, width=1300):
+    """A chart of horizontal bar panels stacked top to bottom (plots/hbars.gp). Each panel:
+    title, xlabel, log (x axis), rows [(ytic, [(tflops, color, text)])] top to bottom (a row
+    holds one bar or a group), refs [(tflops, text, color)] (vertical dashed lines, in the key),
+    keys [(text, color)] (colour boxes in the key)."""
+    two_lines = any("\n" in row[0] for p in panels for row in p["rows"])
+    row_px = ROW_PX * (1.4 if two_lines else 1.0)
+    px = [len(p["rows"]) * row_px + 95 for p in panels]
+    height = int(sum(px) + 60)
+    lmargin = 2 + max(len(line) for p in panels for row in p["rows"] for line in row[0].split("\n"))
+    meta = [("title", title), ("stamp", stampline), ("npanels", len(panels)), ("width", width),
+            ("height", height), ("lmargin_chars", min(lmargin, 70)),
+            ("top_frac", 1.0 - 40.0 / height)]
+    y0 = 1.0 - 40.0 / height
+    for i, p in enumerate(panels, 1):
+        h = px[i - 1] / float(height)
+        y0 -= h
+        vals = []
+        rows_out = []
+        ytics = []
+        for yi, (ytic, bars) in enumerate(p["rows"]):
+            ytics.append('"%s" %d' % (ytic.replace('"', "'").replace("\n", "\\n"), yi))
+            nb = len(bars)
+            half = 0.38 / nb
+            for bi, (tf, color, text) in enumerate(bars):
+                yc = yi - 0.4 + (2 * bi + 1) * half
+                rows_out.append((yc, half * 0.92, tf, color, text))
+                vals.append(tf)
+        refs = p.get("refs", [])
+        allv = vals + [r[0] for r in refs]
+        if p["log"]:
+            lo, hi = log_range(min(allv), max(allv), 0.5, 3.0)
+        else:
+            lo, hi = 0.0, float("%.3g" % (max(allv) * 1.32))
+        # a label goes inside its bar when the bar is long enough for it, else after its end
+        span = (math.log10(hi) - math.log10(lo)) if p["log"] else hi - lo
+        with open(os.path.join(datdir, "%s_p%d.dat" % (name, i)), "w") as f:
+            f.write("# y half_height tflops color(0xRRGGBB) inside label\n")
+            for yc, hh, tf, color, text in rows_out:
+                frac = ((math.log10(tf) - math.log10(lo)) if p["log"] else tf - lo) / span
+                inside = int(frac > 0.45 or frac > 0.012 * (len(text) + 3))
+                f.write('%.4f %.4f %.6g %d %d "%s"\n' % (yc, hh, tf, int(color[1:], 16), inside,
+                                                        text))
+        meta += [("p%d_title" % i, p["title"]), ("p%d_xlabel" % i, p["xlabel"]),
+                 ("p%d_log" % i, int(p["log"])), ("p%d_xmin" % i, lo), ("p%d_xmax" % i, hi),
+                 ("p%d_nrows" % i, len(p["rows"])), ("p%d_ytics" % i, "(" + ", ".join(ytics) + ")"),
+                 ("p%d_y0" % i, y0), ("p%d_h" % i, h), ("p%d_nref" % i, len(refs)),
+                 ("p%d_nkey" % i, len(p.get("keys", [])))]
+        for j, (v, t, c) in enumerate(refs, 1):
+            meta += [("p%d_ref%d" % (i, j), v), ("p%d_reft%d" % (i, j), t),
+                     ("p%d_refc%d" % (i, j), c)]
+        for j, (t, c) in enumerate(p.get("keys", []), 1):
+            meta += [("p%d_keyt%d" % (i, j), t), ("p%d_keyc%d" % (i, j), c)]
     write_meta(os.path.join(datdir, name + ".meta.gp"), meta)
 
 
-def reduce_all(bench_csv, probe_csv, datdir, defaults=None):
+def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None):
     rows = read_bench(bench_csv)
     probe, probe_rows = read_probe(probe_csv)
     pins = read_defaults(defaults)
+    steps = journey_steps(rows, read_journey(journey), pins)
     os.makedirs(datdir, exist_ok=True)
     sel = select(rows, pins)
     if not sel:
@@ -283,27 +440,54 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None):
     st = stamp(rows)
     charts = []
     size_txt = "%dx%dx%d" % REF
-
-    def reflist(dts):
-        out = []
-        for d in dts:
-            c = cublas_at(rows, d, REF)
-            if c:
-                out.append((c, "cuBLAS %s (TN) %s TFLOP/s" % (d, fmt_tf(c)), DT_COLOR[d]))
-        return out
-
-    # (1) the course at a glance
-    bars = []
-    for e in sel:
-        lab = e["lesson"] + ("" if e["layout"] == "TN" else " (%s)" % e["layout"])
-        bars.append((lab + "\\n" + e["variant"], e["row"]["tflops"], e["row"]["pct_cublas"], e["dtype"]))
     dts = [d for d in DTYPES if any(e["dtype"] == d for e in sel)]
-    bar_chart(datdir, "glance", "The course at a glance: each lesson at %s (labels: TFLOP/s and %% "
-              "of cuBLAS of the same dtype and layout)" % size_txt, bars, reflist(dts), st,
-              True, "lesson / variant")
-    charts.append(("bars", "glance"))
 
-    # (2) TFLOP/s vs square size, one chart per dtype
+    def lay_note(layout):
+        return "" if layout == "TN" else " (%s)" % layout
+
+    def ref_line(d, layout="TN"):
+        c = cublas_at(rows, d, REF, layout)
+        return (c, "cuBLAS %s (%s): %s TFLOP/s" % (d, layout, fmt_tf(c)), DT_COLOR[d]) if c else None
+
+    # (1) the course at a glance: each lesson's default, every dtype, one log axis
+    gl_rows = [("%s %s, %s%s" % (e["lesson"], e["variant"], e["dtype"], lay_note(e["layout"])),
+                [(e["row"]["tflops"], DT_COLOR[e["dtype"]], bar_text(e["row"]))]) for e in sel]
+    hbar_chart(datdir, "glance", "The course at a glance: each lesson's default kernel at %s"
+               % size_txt, st,
+               [{"title": "bars: TFLOP/s; labels: TFLOP/s and % of cuBLAS of the same dtype and "
+                          "layout in the same run", "xlabel": "TFLOP/s (log scale)", "log": True,
+                 "rows": gl_rows, "refs": [r for r in (ref_line(d) for d in dts) if r],
+                 "keys": []}])
+    charts.append(("hbars", "glance"))
+
+    # (2) the journey: every step in learning order, fp32 and fp16 on their own panels (bf16
+    # only for steps that have no fp16 row)
+    panels = []
+    for d in ("fp32", "fp16", "bf16"):
+        prow = []
+        for s in steps:
+            if s["label"] is None:
+                continue
+            layout = lesson_layout(rows, s["lesson"])
+            if d == "bf16" and at(rows, s["lesson"], s["variant"], "fp16", layout, REF):
+                continue
+            r = at(rows, s["lesson"], s["variant"], d, layout, REF)
+            if r and timed_pass(r):
+                prow.append(("%s %s%s" % (s["lesson"][:2], s["label"], lay_note(layout)),
+                             [(r["tflops"], lesson_color(s["lesson"]), bar_text(r))]))
+        if prow:
+            nums = sorted({t[0][:2] for t in prow})
+            span = nums[0] if len(nums) == 1 else "%s-%s" % (nums[0], nums[-1])
+            panels.append({"title": "%s: lessons %s, %d steps (labels: TFLOP/s, %% of cuBLAS in "
+                                    "the same run)" % (d, span, len(prow)),
+                           "xlabel": "TFLOP/s (%s, linear)" % d, "log": False, "rows": prow,
+                           "refs": [r for r in [ref_line(d)] if r], "keys": []})
+    if panels:
+        hbar_chart(datdir, "journey", "The journey: every step of the course at %s, in learning "
+                   "order, each named by the technique it adds" % size_txt, st, panels)
+        charts.append(("hbars", "journey"))
+
+    # (3) TFLOP/s vs square size, one chart per dtype
     for d in dts:
         series = [sweep_variant(rows, e) for e in sel if e["dtype"] == d]
         sizes = sorted({r["m"] for r in rows if r["dtype"] == d and r["m"] == r["n"] == r["k"]
@@ -311,8 +495,7 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None):
         if not sizes:
             continue
         cols = ['"cuBLAS %s (TN)"' % d] + ['"%s %s%s"' % (e["lesson"], e["variant"],
-                                          "" if e["layout"] == "TN" else " (%s)" % e["layout"])
-                                          for e in series]
+                                          lay_note(e["layout"])) for e in series]
         vals_all = []
         with open(os.path.join(datdir, "sizes_%s.dat" % d), "w") as f:
             f.write('"size" ' + " ".join(cols) + "\n")
@@ -333,68 +516,114 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None):
         write_meta(os.path.join(datdir, "sizes_%s.meta.gp" % d), [
             ("title", "TFLOP/s vs size (M = N = K), %s, each lesson's default variant; cuBLAS dashed" % d),
             ("stamp", st), ("ncol", len(cols) + 1), ("xmin", sizes[0] / 1.4), ("xmax", sizes[-1] * 1.4),
-            ("ymin", lo), ("ymax", hi), ("cublas_color", DT_COLOR[d])])
+            ("ymin", lo), ("ymax", hi), ("cublas_color", DT_COLOR[d])] +
+            [("c%d" % (i + 3), lesson_color(e["lesson"])) for i, e in enumerate(series)])
         charts.append(("sizes", "sizes_" + d))
 
-    # (3) roofline
-    # bf16 has the intensity of fp16 and about its rate: drawn only where there is no fp16 point
+    # (4) roofline: each lesson's default, and the first step of a lesson where its traffic
+    # model puts it at another intensity, at 2MNK / modelled bytes
+    by_key = {(s["lesson"], s["variant"]): s for s in steps}
+    first = {}
+    for s in steps:
+        if s["label"] is not None:
+            first.setdefault(s["lesson"], s)
     pts = []
+
+    def add_point(lesson, variant, d, layout, r, label):
+        b, kind = model_bytes(by_key.get((lesson, variant), {"traffic": "-", "variant": variant}),
+                              d, layout, REF[0], REF[1], REF[2], r["beta"])
+        pts.append((2.0 * REF[0] * REF[1] * REF[2] / b, r["tflops"], d, label, kind))
+
     for e in sel:
         if e["dtype"] == "bf16" and any(x["lesson"] == e["lesson"] and x["dtype"] == "fp16" for x in sel):
             continue
-        pts.append((intensity(e["dtype"], *REF), e["row"]["tflops"], e["dtype"],
-                    "%s %s" % (e["lesson"], e["dtype"])))
-    for d in dts:
-        c = cublas_at(rows, d, REF)
-        if c and (d != "bf16" or "fp16" not in dts):
-            pts.append((intensity(d, *REF), c, d, "cuBLAS %s" % d))
-    # labels of points sharing an intensity alternate right / left of the marker
-    side = {}
+        add_point(e["lesson"], e["variant"], e["dtype"], e["layout"], e["row"], e["lesson"])
+        f = first.get(e["lesson"])
+        if f and f["variant"] != e["variant"]:
+            r = at(rows, e["lesson"], f["variant"], e["dtype"], e["layout"], REF)
+            if r and timed_pass(r):
+                b0 = model_bytes(by_key[(e["lesson"], e["variant"])] if (e["lesson"], e["variant"]) in by_key
+                                 else {"traffic": "-", "variant": e["variant"]}, e["dtype"],
+                                 e["layout"], REF[0], REF[1], REF[2])[0]
+                b1 = model_bytes(f, e["dtype"], e["layout"], REF[0], REF[1], REF[2])[0]
+                if abs(b0 - b1) > 1e-6 * b0:
+                    add_point(e["lesson"], f["variant"], e["dtype"], e["layout"], r,
+                              "%s %s" % (e["lesson"], f["variant"]))
+    # labels of points close in intensity (within a factor 1.6) alternate right / left of the
+    # marker, fastest first
+    pts.sort(key=lambda p: p[0])
+    clusters = []
+    for p in pts:
+        if clusters and p[0] <= clusters[-1][-1][0] * 1.6:
+            clusters[-1].append(p)
+        else:
+            clusters.append([p])
+    refs = [(d, cublas_at(rows, d, REF)) for d in dts if d != "bf16" or "fp16" not in dts]
+    refs = [(d, c) for d, c in refs if c]
+
+    def label_y(tf):
+        """a label's height: moved off a cuBLAS line it would sit on"""
+        for _, c in refs:
+            if c / 1.25 < tf <= c:
+                return tf / 1.25
+            if c < tf < c * 1.25:
+                return tf * 1.25
+        return tf
+
     with open(os.path.join(datdir, "roofline.dat"), "w") as f:
-        f.write("# intensity(FLOP/B) tflops dtype is_cublas side label\n")
-        for ai, tf, d, lab in sorted(pts, key=lambda p: (p[0], -p[1])):
-            k = round(ai, 3)
-            side[k] = side.get(k, -1) + 1
-            f.write('%.6g %.6g %d %d %d "%s"\n' % (ai, tf, DTYPES.index(d), lab.startswith("cuBLAS"),
-                                                  side[k] % 2, lab))
+        f.write("# intensity(FLOP/B) tflops dtype model(0 lanes 1 tile 2 min) side label "
+                "label_y\n")
+        for c in clusters:
+            for i, (ai, tf, d, lab, kind) in enumerate(sorted(c, key=lambda p: -p[1])):
+                f.write('%.6g %.6g %d %d %d "%s" %.6g\n' % (ai, tf, DTYPES.index(d),
+                                                           ("lanes", "tile", "min").index(kind),
+                                                           i % 2, lab, label_y(tf)))
     pv = provenance(probe_rows)
     bw = probe["hbm_copy"] / 1000.0  # TB/s
-    ys = [p[1] for p in pts] + [probe["ffma"], probe["mma_sync_f16_f32"]]
-    lo, hi = log_range(min(ys + [bw]), max(ys), 0.3, 3.0)
-    ai_max = max(p[0] for p in pts)
-    write_meta(os.path.join(datdir, "roofline.meta.gp"), [
-        ("title", "Roofline at %s: measured ceilings (probe) and each lesson's default variant" % size_txt),
-        ("stamp", st), ("probe_stamp", "ceilings: %s | %s | commit %s" % (pv["device"], pv["date"], pv["commit"])),
-        ("ffma", probe["ffma"]), ("mma", probe["mma_sync_f16_f32"]), ("bw", bw),
-        ("xmin", 1.0), ("xmax", 2 ** math.ceil(math.log2(ai_max * 4))), ("ymin", lo), ("ymax", hi),
-        ("c_fp32", DT_COLOR["fp32"]), ("c_fp16", DT_COLOR["fp16"]), ("c_bf16", DT_COLOR["bf16"])] +
-        [("has_" + d, int(any(p[2] == d for p in pts))) for d in DTYPES])
+    ys = [p[1] for p in pts] + [probe["ffma"], probe["mma_sync_f16_f32"]] + [c for _, c in refs]
+    ai_min, ai_max = min(p[0] for p in pts), max(p[0] for p in pts)
+    lo, hi = log_range(min(ys), max(ys), 0.5, 2.5)
+    meta = [("title", "Roofline at %s: measured ceilings (probe) and the lessons at the "
+             "intensity of their traffic model" % size_txt),
+            ("stamp", st), ("probe_stamp", "ceilings: %s | %s | commit %s" % (pv["device"], pv["date"], pv["commit"])),
+            ("note", MODEL_NOTE),
+            ("ffma", probe["ffma"]), ("mma", probe["mma_sync_f16_f32"]), ("bw", bw),
+            ("xmin", 2 ** math.floor(math.log2(ai_min / 3))), ("xmax", 2 ** math.ceil(math.log2(ai_max * 6))),
+            ("ymin", lo), ("ymax", hi), ("nref", len(refs)),
+            ("has_min", int(any(p[4] == "min" for p in pts))),
+            ("c_fp32", DT_COLOR["fp32"]), ("c_fp16", DT_COLOR["fp16"]), ("c_bf16", DT_COLOR["bf16"])]
+    for j, (d, c) in enumerate(refs, 1):
+        meta += [("ref%d" % j, c), ("reft%d" % j, "cuBLAS %s %s TFLOP/s" % (d, fmt_tf(c))),
+                 ("refc%d" % j, DT_COLOR[d])]
+    meta += [("has_" + d, int(any(p[2] == d for p in pts))) for d in DTYPES]
+    write_meta(os.path.join(datdir, "roofline.meta.gp"), meta)
     charts.append(("roofline", "roofline"))
 
-    # (4) per-lesson step charts: every variant at 4096^3
+    # (5) per-lesson step charts: every variant at 4096^3 in learning order, dtypes side by side
     for lesson in lessons_in_order(rows):
-        variants = variants_in_order(rows, lesson)
-        if len(variants) < 2:
-            continue
         layout = lesson_layout(rows, lesson)
-        bars = []
-        for v in variants:
+        srows = []
+        bdts = set()
+        for s in (x for x in steps if x["lesson"] == lesson):
+            bars = []
             for d in DTYPES:
-                r = at(rows, lesson, v, d, layout, REF)
+                r = at(rows, lesson, s["variant"], d, layout, REF)
                 if r and timed_pass(r):
-                    bars.append((v + (" (default)" if v == variants[0] else ""), r["tflops"],
-                                 r["pct_cublas"], d))
-        if len(bars) < 2:
+                    bars.append((r["tflops"], DT_COLOR[d], bar_text(r)))
+                    bdts.add(d)
+            if bars:
+                name = s["variant"] + (" (default)" if s["default"] else "")
+                label = s["desc"] if s["desc"] and s["desc"] != s["variant"] else None
+                srows.append((name + ("\n" + label if label else ""), bars))
+        if len(srows) < 2:
             continue
-        bdts = [d for d in DTYPES if any(b[3] == d for b in bars)]
-        refs = []
-        for d in bdts:
-            c = cublas_at(rows, d, REF, layout)
-            if c:
-                refs.append((c, "cuBLAS %s (%s) %s TFLOP/s" % (d, layout, fmt_tf(c)), DT_COLOR[d]))
-        bar_chart(datdir, "steps_" + lesson, "%s: every variant at %s %s (labels: TFLOP/s and %% of "
-                  "cuBLAS)" % (lesson, size_txt, layout), bars, refs, st, False, "variant")
-        charts.append(("bars", "steps_" + lesson))
+        bdts = [d for d in DTYPES if d in bdts]
+        hbar_chart(datdir, "steps_" + lesson, "%s: every variant at %s %s, in learning order "
+                   "(labels: TFLOP/s and %% of cuBLAS in the same run)" % (lesson, size_txt, layout),
+                   st, [{"title": "", "xlabel": "TFLOP/s", "log": False, "rows": srows,
+                         "refs": [r for r in (ref_line(d, layout) for d in bdts) if r],
+                         "keys": [(d, DT_COLOR[d]) for d in bdts] if len(bdts) > 1 else []}])
+        charts.append(("hbars", "steps_" + lesson))
 
     with open(os.path.join(datdir, "charts.txt"), "w") as f:
         for script, name in charts:
@@ -404,16 +633,21 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None):
 
 def main(argv):
     args = [a for a in argv[1:]]
-    defaults = None
-    if "--defaults" in args:
-        i = args.index("--defaults")
-        defaults = args[i + 1]
-        del args[i:i + 2]
+    opts = {"--defaults": None, "--journey": None}
+    for name in opts:
+        if name in args:
+            i = args.index(name)
+            if i + 1 >= len(args):
+                args = []
+                break
+            opts[name] = args[i + 1]
+            del args[i:i + 2]
     if len(args) != 3:
-        print("usage: plotdata.py BENCH.csv PROBE.csv DATDIR [--defaults FILE]", file=sys.stderr)
+        print("usage: plotdata.py BENCH.csv PROBE.csv DATDIR [--defaults FILE] [--journey FILE]",
+              file=sys.stderr)
         return 2
     try:
-        reduce_all(args[0], args[1], args[2], defaults)
+        reduce_all(args[0], args[1], args[2], opts["--defaults"], opts["--journey"])
     except (DataError, OSError) as e:
         print("plotdata: %s" % e, file=sys.stderr)
         return 1

@@ -8,13 +8,14 @@
 #   -o OUTROOT  charts go to OUTROOT/<device>/ (default plots/out)
 #   -w WORKROOT the reduced .dat/.meta.gp files go to WORKROOT/<device>/ (default $BUILD/plots)
 #   -d DEFAULTS variant pins (default plots/data/defaults.txt; see that file)
-# Charts per CSV: glance, sizes_<dtype>, roofline, steps_<lesson> (.png and .svg); see
+# Charts per CSV: journey, glance, sizes_<dtype>, roofline, steps_<lesson> (.png and .svg); see
 # plots/README.md. Exit: 0 ok (also when there is no CSV yet), 1 an error.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 OUTROOT=plots/out
 WORKROOT=${BUILD:-build}/plots
 DEFAULTS=$here/data/defaults.txt
+JOURNEY=$here/data/journey.txt
 while getopts "o:w:d:" opt; do
     case $opt in
     o) OUTROOT=$OPTARG ;;
@@ -53,7 +54,7 @@ for csv in "${csvs[@]}"; do
     out=$OUTROOT/$dev
     rm -rf "$work"
     mkdir -p "$work" "$out"
-    python3 "$here/plotdata.py" "$csv" "$probe" "$work" --defaults "$DEFAULTS" || { status=1; continue; }
+    python3 "$here/plotdata.py" "$csv" "$probe" "$work" --defaults "$DEFAULTS" --journey "$JOURNEY" || { status=1; continue; }
     n=0
     while read -r script name; do
         if gnuplot -c "$here/$script.gp" "$work/$name" "$out/$name" 2> "$work/$name.log" &&

@@ -1,5 +1,5 @@
 # sizes.gp - TFLOP/s vs square size (M = N = K, powers of two) for each lesson's default
-# variant of one dtype; cuBLAS of that dtype dashed.
+# variant of one dtype, in the lesson's colour (as on the journey); cuBLAS of that dtype dashed.
 # Usage: gnuplot -c plots/sizes.gp DATDIR/sizes_<dtype> OUTBASE   (reads .dat and .meta.gp)
 # .dat: a header row of quoted series names, then "size cuBLAS lesson1 lesson2 ..." ('?' = none)
 DAT = ARG1 . ".dat"
@@ -21,5 +21,5 @@ set rmargin 30
 set bmargin 5
 @png_begin
 plot DAT using 1:2 with lines dt 2 lw 2.5 lc rgb cublas_color title columnheader(2), \
-     for [i=3:ncol] DAT using 1:i with linespoints lw 2 pt (i+3) ps 1.2 title columnheader(i)
+     for [i=3:ncol] DAT using 1:i with linespoints lw 2 pt (i+3) ps 1.2 lc rgb value(sprintf("c%d", i)) title columnheader(i)
 @svg_again

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ensure_deps.sh - make sure the CPU-side test dependencies exist: pkg-config, Criterion,
-# gnuplot (for the plot checks) and the CUDA toolkit's nvcc/cuobjdump.
+# gnuplot (for the plot checks), clang-format (the style check) and the CUDA toolkit's
+# nvcc/cuobjdump.
 # Installs missing Debian packages when run as root with apt-get; otherwise says exactly what
 # to install and exits 1. Usage: scripts/ensure_deps.sh
 set -u
@@ -8,6 +9,9 @@ missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if ! pkg-config --exists criterion 2>/dev/null; then missing+=(libcriterion-dev); fi
 command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
+# the style is pinned to clang-format 14 (Debian 12's clang-format)
+command -v clang-format-14 >/dev/null 2>&1 || command -v clang-format >/dev/null 2>&1 ||
+    missing+=(clang-format)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "ensure_deps: installing ${missing[*]}"

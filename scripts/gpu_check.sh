@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# gpu_check.sh - everything the GPU machine has to do, in ONE call of the device tool:
+# gpu_check.sh - everything the GPU machine has to do, in ONE run of this script:
 #   probe     measured ceilings (FFMA, mma.sync, HBM copy, cuBLAS)       -> $OUT/probe.csv
 #   test      tests/gpu/run_gpu_tests.sh over the lessons                -> $OUT/test-gpu.txt
 #   sanitize  compute-sanitizer memcheck (all lessons), racecheck and synccheck (03+), beta 0.5 and 0
 #             on small odd sizes                                          -> $OUT/sanitize.txt
 #   ncu       Nsight Compute shared-memory bank conflicts of 05 and 06    -> $OUT/ncu.txt
 #   bench     scripts/bench.sh (make bench's sweep)   -> $OUT/bench.csv, $OUT/bench_probe.csv
-# Full logs (and nvidia-smi, env) go to $OUT/logs_<steps>.tar.gz (the device tool returns at
-# most 8 files).
+# Steps not in the default list (name them in STEPS):
+#   layouts   lesson 02's layout kernel vs lesson 01's coalesced kernel at 4096^3 in every
+#             operand order: fails when the layout kernel is more than 5% slower  -> $OUT/layouts.txt
+#   ksweep    each lesson's default variant and cuBLAS at M = N = 4096, K = 64 ... 16384; the
+#             least-squares fit time = fixed + per_K * K separates the per-launch cost (prologue,
+#             epilogue, last wave) from the steady state                      -> $OUT/ksweep.txt
+#   stalls    Nsight Compute of each lesson's default variant and of cuBLAS's kernel at 4096^3:
+#             speed of light, issue slots, occupancy, the largest stall reasons -> $OUT/stalls.txt
+#   cases_memcheck  every line of each lesson's gpu_cases.txt under compute-sanitizer memcheck
+#                                                                             -> $OUT/cases_memcheck.txt
+#   grade     the assignments: every staff solution must score 100, every untouched skeleton
+#             less (with a clean exit), every deliberately wrong solution must lose correctness
+#             points (tests/grade/grade_all.sh --check)  -> $OUT/grade.txt (the score table last)
+#             needs `make grade-build` on the CPU machine (binaries + Criterion's libraries in
+#             build/grade/lib, for a machine without Criterion)
+# Full logs (and nvidia-smi, env) go to one archive, $OUT/logs_<steps>.tar.gz, so that a run
+# leaves few files to copy back.
 # The binaries are built on the CPU machine (make all) and travel in build/ (carry it).
-# Usage (device tool): STEPS="probe test sanitize bench" LESSONS="01_naive 02_layout" \
-#                      bash scripts/gpu_check.sh
+# Usage (on the GPU machine): STEPS="probe test sanitize bench" LESSONS="01_naive 02_layout" \
+#                             bash scripts/gpu_check.sh
 # Prints a short summary last; exits non-zero when a step failed.
 set -u
 OUT=${OUT:-/tmp/gpu_check_out}
@@ -90,6 +105,90 @@ for s in $STEPS; do
         BUILD=$BUILD BENCH_CSV="$OUT/bench.csv" PROBE_CSV="$OUT/bench_probe.csv" bash scripts/bench.sh $LESSONS > "$OUT/bench.txt" 2>&1
         rc=$?; tail -n 30 "$OUT/bench.txt"
         [ $rc = 0 ] && step_ok bench || step_fail bench "see bench.txt" ;;
+    layouts)
+        # the claim of lesson 02: indexing through layouts costs nothing against lesson 01
+        : > "$OUT/layouts.txt"; csv=$LOGS/layouts.csv; rm -f "$csv"
+        if [ -x "$BUILD/01_naive/run" ] && [ -x "$BUILD/02_layout/run" ]; then
+            for L in TT NT NN TN; do
+                "$BUILD/01_naive/run" --variant coalesced --layout $L --size 4096x4096x4096 --iters 5 --csv "$csv" >> "$LOGS/layouts.log" 2>&1
+                "$BUILD/02_layout/run" --variant layout,hand --layout $L --size 4096x4096x4096 --iters 5 --csv "$csv" >> "$LOGS/layouts.log" 2>&1
+            done
+            # csv columns: 1 lesson, 2 variant, 4 layout, 10 ms, 17 status
+            awk -F, 'NR > 1 && $17 == "PASS" { ms[$4 "," $1 "," $2] = $10; lay[$4] = 1 }
+                END { bad = 0
+                      for (L in lay) {
+                          b = ms[L ",01_naive,coalesced"]; l = ms[L ",02_layout,layout"]; h = ms[L ",02_layout,hand"]
+                          if (b == "" || l == "") { printf "layouts %s: missing rows\n", L; bad = 1; continue }
+                          d = 100 * (l - b) / b
+                          printf "layouts %s 4096^3: lesson 01 coalesced %.3f ms, 02 layout %.3f ms (%+.1f%%), 02 hand %s ms%s\n", L, b, l, d, h, (d > 5 ? "  FAIL (> 5%)" : "")
+                          if (d > 5) bad = 1 }
+                      exit bad }' "$csv" | sort | tee "$OUT/layouts.txt"
+            [ "${PIPESTATUS[0]}" = 0 ] && step_ok layouts || step_fail layouts "see layouts.txt"
+        else
+            step_fail layouts "needs $BUILD/01_naive/run and $BUILD/02_layout/run"
+        fi ;;
+    ksweep)
+        : > "$OUT/ksweep.txt"; bad=0
+        for l in $LESSONS; do
+            [ -x "$BUILD/$l/run" ] || continue
+            csv=$LOGS/ksweep_$l.csv; rm -f "$csv"
+            "$BUILD/$l/run" --variant default --size 4096x4096x64,4096x4096x512,4096x4096x1024,4096x4096x2048,4096x4096x4096,4096x4096x8192,4096x4096x16384 \
+                --iters 10 --warmup 1 --csv "$csv" > "$LOGS/ksweep_$l.log" 2>&1 || bad=1
+            # least squares of ms against K, for the lesson (column 10) and cuBLAS (column 12)
+            awk -F, -v l="$l" 'NR > 1 && $17 == "PASS" { n++; k = $7; x += k; xx += k * k
+                    y1 += $10; xy1 += k * $10; y2 += $12; xy2 += k * $12; v = $2; dt = $3 }
+                function fit(y, xy,   b) { b = (n * xy - x * y) / (n * xx - x * x); A = (y - b * x) / n; B = b }
+                END { if (n < 3) { printf "ksweep %s: fewer than 3 passing sizes\n", l; exit 1 }
+                      fit(y1, xy1); a1 = A; b1 = B; fit(y2, xy2)
+                      printf "ksweep %s %s %s, M = N = 4096: time = %.1f us + %.4f us * K (steady state %.1f TFLOP/s); cuBLAS %.1f us + %.4f us * K (%.1f TFLOP/s)\n",
+                             l, v, dt, 1000 * a1, 1000 * b1, 2 * 4096 * 4096 / (b1 * 1e9), 1000 * A, 1000 * B, 2 * 4096 * 4096 / (B * 1e9) }' "$csv" \
+                | tee -a "$OUT/ksweep.txt"
+            [ "${PIPESTATUS[0]}" = 0 ] || bad=1
+        done
+        [ $bad = 0 ] && step_ok ksweep || step_fail ksweep "see logs/ksweep_*.log" ;;
+    stalls)
+        : > "$OUT/stalls.txt"
+        STALL='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
+        for l in $LESSONS; do
+            [ -x "$BUILD/$l/run" ] || continue
+            # every kernel of one checked launch except the harness's fills and smem poisoning:
+            # the cuBLAS reference and the lesson's kernel
+            timeout 300 ncu --clock-control none -k 'regex:^(?!fill|poison).*' --launch-count 4 \
+                --section SpeedOfLight --section WarpStateStats --section LaunchStats --section Occupancy --metrics "$STALL" \
+                "$BUILD/$l/run" --variant default --size 4096x4096x4096 --check-only > "$LOGS/stalls_$l.txt" 2>&1
+            { echo "## $l (default variant, 4096^3, --check-only: the cuBLAS reference and the lesson's kernel)"
+              awk '/^  [A-Za-z_].*\(/ { print; next }
+                   /Duration|SM Frequency|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Block Size|Achieved Occupancy|Issue Slots Busy|Warp Cycles Per Issued Instruction/ { print; next }
+                   /stalled_.*ratio/ { if ($NF + 0 > 0.1) print }' "$LOGS/stalls_$l.txt"; } | tee -a "$OUT/stalls.txt"
+        done
+        step_ok stalls ;;
+    cases_memcheck)
+        : > "$OUT/cases_memcheck.txt"; bad=0
+        for l in $LESSONS; do
+            f=lessons/$l/gpu_cases.txt
+            [ -f "$f" ] && [ -x "$BUILD/$l/run" ] || continue
+            while IFS= read -r args; do
+                case "$args" in ''|'#'*) continue ;; esac
+                # shellcheck disable=SC2086
+                out=$(timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 "$BUILD/$l/run" $args 2>&1); rc=$?
+                printf '\n### memcheck %s %s (exit %d)\n%s\n' "$l" "$args" $rc "$out" >> "$LOGS/cases_memcheck.log"
+                summary_line=$(printf '%s' "$out" | grep -E "passed,|ERROR SUMMARY" | tr '\n' ' ')
+                if [ $rc = 0 ]; then echo "memcheck ok   $l $args: $summary_line"
+                else bad=1; echo "memcheck FAIL $l $args (exit $rc): $summary_line"; fi
+            done < "$f" | tee -a "$OUT/cases_memcheck.txt"
+        done
+        grep -q "^memcheck FAIL" "$OUT/cases_memcheck.txt" && bad=1
+        [ $bad = 0 ] && step_ok cases_memcheck || step_fail cases_memcheck "see logs/cases_memcheck.log" ;;
+    grade)
+        ex_lessons=$(ls lessons/*/exercise/rubric.txt 2>/dev/null | sed 's|lessons/\([^/]*\)/.*|\1|' | tr '\n' ' ')
+        BUILD=$BUILD GRADE_TIMEOUT=${GRADE_TIMEOUT:-120} bash tests/grade/grade_all.sh --check \
+            --tags "solution exercise wrong" $ex_lessons > "$OUT/grade.txt" 2>&1
+        rc=$?
+        mkdir -p "$LOGS/grade"
+        (cd "$BUILD/grade" && find . -name '*.json' -o -name '*.log' -o -name '*.tap' -o -name '*.csv' | tar -cf - -T -) |
+            tar -xf - -C "$LOGS/grade" 2>/dev/null
+        sed -n '/^== grades/,$p' "$OUT/grade.txt"
+        [ $rc = 0 ] && step_ok grade || step_fail grade "see grade.txt" ;;
     *) step_fail "$s" "unknown step" ;;
     esac
     echo "== step $s took $(( $(date +%s) - t0 )) s"

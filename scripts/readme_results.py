@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """readme_results.py - make readme: rewrites the measured-results region of README.md, the
 text between the lines <!-- results:begin --> and <!-- results:end -->, from the bench CSV:
-the at-a-glance chart (made by `make plots`) and a table of each lesson at 4096^3 (the same
-selection as the chart, from plots/plotdata.py), plus device, date, commit and the command.
+the journey chart (made by `make plots`), links to the at-a-glance chart and the roofline, and
+a table of each lesson's default at 4096^3 (the selection of the at-a-glance chart, from
+plots/plotdata.py), plus device, date, commit and the command.
 Without a measured CSV the region says "No GPU measurements committed yet." Idempotent.
 
 Usage: python3 scripts/readme_results.py [--readme README.md] [--csv BENCH.csv ...]
@@ -43,10 +44,18 @@ def section(csv_path, readme_dir, out_root, pins):
     name = os.path.basename(csv_path)[:-4]
     prov = plotdata.provenance(rows)
     size = "%d×%d×%d" % plotdata.REF
-    png = os.path.join(out_root, name, "glance.png")
-    if not os.path.exists(png):
-        print("readme_results: %s does not exist yet; run `make plots` too" % png, file=sys.stderr)
-    lines = ["![%s at a glance: each lesson at %s](%s)" % (prov["device"], size, rel(png, readme_dir)),
+    png = os.path.join(out_root, name, "journey.png")
+    glance = os.path.join(out_root, name, "glance.png")
+    roof = os.path.join(out_root, name, "roofline.png")
+    for f in (png, glance, roof):
+        if not os.path.exists(f):
+            print("readme_results: %s does not exist yet; run `make plots` too" % f, file=sys.stderr)
+    lines = ["![%s: every step of the course at %s, in learning order](%s)"
+             % (prov["device"], size, rel(png, readme_dir)),
+             "",
+             "Each lesson's default kernel, as in the [chart at a glance](%s) (the "
+             "[roofline](%s) places them by a traffic model):" % (rel(glance, readme_dir),
+                                                                  rel(roof, readme_dir)),
              "",
              "| lesson | variant | dtype | layout | TFLOP/s at %s | %% of cuBLAS | rel. error |" % size,
              "|---|---|---|---|---:|---:|---:|"]

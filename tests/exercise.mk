@@ -1,38 +1,132 @@
-# tests/exercise.mk - graders of the lessons' assignments (included by the top-level Makefile).
+# tests/exercise.mk - the lessons' assignments: build, grade, hand out (included by the Makefile).
 #
-# A lesson NN with an assignment has lessons/NN_name/exercise/answers.c (the skeleton the
-# student fills in), lessons/NN_name/exercise/solution/answers.c (the staff solution) and a
-# Criterion grader tests/test_exercise_NN.c. For each such lesson:
-#   make gradeNN                      builds build/tests/grade_NN = grader + the student's
-#                                     answers.c, and runs it (fails until every answer is right)
-#   build/tests/test_exercise_NN      grader + the staff solution: in `make test` (via
-#                                     EXTRA_TEST_BINS), so a broken grader or library shows up in
-#                                     CI while the skeleton, which fails by design, stays out.
-# A copy for students without solution/ simply has no test_exercise_NN in `make test`.
-# Graders link the layout library's printer/parser (build/common/layout_print.o, tests/layout.mk)
-# and may include headers of their lesson folder and of its exercise/ folder.
+# A lesson has an assignment when lessons/NN_name/exercise/rubric.txt exists. Its folder holds
+# the README (the task), the skeleton the learner completes and the rubric; the rubric's
+# `files:` line names the files the learner edits (and hands in). Staff solutions live in
+# solutions/NN_name/ (the same files, completed), which the handout leaves out; a
+# solutions/NN_name/wrong.patch turns the solution into a deliberately wrong one, to check that
+# the grader notices.
+#
+#   make gradeNN              grade the learner's files in lessons/NN_name/exercise/
+#   make gradeNN SUB=dir      grade a submission: the `files:` of the rubric, taken from dir
+#   make exerciseNN           build the lesson's binary with the learner's kernel as variant
+#                             "exercise" and point ./run at it (./run --variant exercise ...);
+#                             prints ptxas's registers / stack frame / spills of the kernel
+# `make gradeNN` exits with make's status 2 whenever the grader's status (tests/grade/grade.sh)
+# is not 0; the grader's own status is the N of make's "Error N", the last line it prints, and
+# "status" in report.json.
+#   make grade-solutions      grade every staff solution (score table; exit 0 when all 100)
+#   make grade-build          build every graded binary (skeletons, solutions, wrong ones) and
+#                             copy Criterion's libraries into build/grade/lib, for a GPU machine
+#   make grade-check          solutions 100, skeletons below 100, wrong ones lose correctness
+#                             points (the table tests/grade/grade_all.sh prints)
+#   make handout              build/handout.tar.gz: the course without solutions/
+#
+# What is built, for lesson L = NN_name and a source S of the learner's files (tag):
+#   $(BUILD)/grade/L/<tag>/cpu   tests/test_exercise_NN.c + the .c files of S (Criterion)
+#   $(BUILD)/grade/L/<tag>/run   $(BUILD)/L/gemm.o (the lesson, unchanged) + S/kernel.cu +
+#                                tests/grade/grade_wrap.c, linked with --wrap=harness_main
+# tags: exercise (S = lessons/L/exercise), solution (solutions/L), wrong (the solution with
+# wrong.patch applied, in $(BUILD)/grade/L/wrong/src), sub_<name> (S = $(SUB); a folder
+# already named sub_<name> keeps its name). Every compile's messages are kept in
+# <tag>/*.build.log; tests/test_exercises.sh (make test) fails
+# on a warning in the skeletons and solutions.
 
-EX_GRADERS := $(sort $(wildcard tests/test_exercise_[0-9][0-9].c))
+EX_LESSONS := $(sort $(patsubst lessons/%/exercise/rubric.txt,%,$(wildcard lessons/*/exercise/rubric.txt)))
+EX_NN = $(firstword $(subst _, ,$(1)))
+# the files the learner edits (rubric's "files:" line)
+EX_FILES = $(strip $(shell sed -n 's/^files://p' lessons/$(1)/exercise/rubric.txt))
+GRADE_PROBE := $(BUILD)/grade/gpu_probe
+GRADE_WRAP  := $(BUILD)/grade/grade_wrap.o
+SUB ?=
+# the submission's tag: sub_<name of its folder> (a folder already named sub_x keeps its name)
+SUB_NAME = $(subst .,_,$(notdir $(patsubst %/,%,$(SUB))))
+SUB_TAG := $(if $(SUB),sub_$(patsubst sub_%,%,$(SUB_NAME)))
 
-# $(1) = NN, $(2) = lessons/NN_name
-define EXERCISE_RULE
-$(BUILD)/tests/grade_$(1): tests/test_exercise_$(1).c $(2)/exercise/answers.c $(wildcard $(2)/*.h $(2)/exercise/*.h) common/layout.h common/layout_print.h $(BUILD)/common/layout_print.o
-	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS_C) -I$(2) -I$(2)/exercise $$< $(2)/exercise/answers.c $(BUILD)/common/layout_print.o -o $$@ $$(CRITERION_LIBS)
+$(GRADE_WRAP): tests/grade/grade_wrap.c tests/grade/exercise.h common/harness.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -Werror -Itests/grade -c $< -o $@
 
-.PHONY: grade$(1)
-grade$(1): $(BUILD)/tests/grade_$(1)
-	./$(BUILD)/tests/grade_$(1)
+$(GRADE_PROBE): tests/grade/gpu_probe.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -Werror $< -o $@ -L$(CUDA_HOME)/lib64 -lcudart
 
-ifneq ($(wildcard $(2)/exercise/solution/answers.c),)
-$(BUILD)/tests/test_exercise_$(1): tests/test_exercise_$(1).c $(2)/exercise/solution/answers.c $(wildcard $(2)/*.h $(2)/exercise/*.h) common/layout.h common/layout_print.h $(BUILD)/common/layout_print.o
-	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS_C) -Werror -I$(2) -I$(2)/exercise $$< $(2)/exercise/solution/answers.c $(BUILD)/common/layout_print.o -o $$@ $$(CRITERION_LIBS)
+# $(1) lesson, $(2) tag, $(3) source folder, $(4) prerequisites standing for the source files,
+# $(5) the source's name in the report
+define GRADE_BUILD
+$(BUILD)/grade/$(1)/$(2)/cpu: tests/test_exercise_$(call EX_NN,$(1)).c $(4) $(wildcard lessons/$(1)/exercise/*.h lessons/$(1)/*.h) common/layout.h common/layout_print.h $(BUILD)/common/layout_print.o
+	@mkdir -p $$(@D) && rm -f $$@
+	@echo "building the CPU grader of $(1) with $(3)"
+	@$(CC) $(CFLAGS_C) -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) $$< $(addprefix $(3)/,$(filter %.c,$(call EX_FILES,$(1)))) $(BUILD)/common/layout_print.o -o $$@ $$(CRITERION_LIBS) -lm 2> $$@.build.log || { cat $$@.build.log; exit 1; }
+	@cat $$@.build.log
 
-EXTRA_TEST_BINS += $(BUILD)/tests/test_exercise_$(1)
-endif
+$(BUILD)/grade/$(1)/$(2)/kernel.o: $(4) $(wildcard lessons/$(1)/exercise/*.h lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h) tests/grade/exercise.h
+	@mkdir -p $$(@D) && rm -f $$@ $$(@D)/run
+	@echo "compiling $(3)/kernel.cu for $(foreach a,$(ARCH),sm_$(a)) ..."
+	@$(NVCC) $(NVCCFLAGS) -Xptxas -v -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) -Itests/grade -c $(3)/kernel.cu -o $$@ 2> $$@.build.log || { bash tests/grade/ptxas_summary.sh $$@.build.log; exit 1; }
+	@bash tests/grade/ptxas_summary.sh $$@.build.log
+
+$(BUILD)/grade/$(1)/$(2)/run: $(BUILD)/$(1)/gemm.o $(BUILD)/grade/$(1)/$(2)/kernel.o $(GRADE_WRAP) $(HARNESS_OBJS)
+	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS) -Xlinker --wrap=harness_main
+
+# A part that does not compile scores 0 for its checks (grade.sh says so); the grade goes on.
+grade-$(1)-$(2): $(GRADE_PROBE)
+	@$(MAKE) --no-print-directory -k $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),$(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),$(BUILD)/grade/$(1)/$(2)/run) || \
+	  echo "grade $(1): a part of $(5) does not build (the messages are above); its checks score 0"
+	@BUILD=$(BUILD) bash tests/grade/grade.sh --lesson $(1) --rubric lessons/$(1)/exercise/rubric.txt --src "$(5)" --report $(BUILD)/grade/$(1)/$(2) $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),--cpu $(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),--run $(BUILD)/grade/$(1)/$(2)/run) --probe $(GRADE_PROBE)
+
+GRADE_TARGETS_$(2) += $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),$(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),$(BUILD)/grade/$(1)/$(2)/run)
+.PHONY: grade-$(1)-$(2)
 endef
 
-$(foreach g,$(EX_GRADERS),$(foreach nn,$(patsubst tests/test_exercise_%.c,%,$(g)),\
-  $(foreach d,$(firstword $(patsubst %/exercise/answers.c,%,$(wildcard lessons/$(nn)_*/exercise/answers.c))),\
-    $(eval $(call EXERCISE_RULE,$(nn),$(d))))))
+# $(1) lesson
+define EXERCISE_RULES
+$(eval $(call GRADE_BUILD,$(1),exercise,lessons/$(1)/exercise,$(addprefix lessons/$(1)/exercise/,$(call EX_FILES,$(1))),lessons/$(1)/exercise))
+$(if $(wildcard solutions/$(1)),$(eval $(call GRADE_BUILD,$(1),solution,solutions/$(1),$(addprefix solutions/$(1)/,$(call EX_FILES,$(1))),solutions/$(1))))
+$(if $(wildcard solutions/$(1)/wrong.patch),$(eval $(call GRADE_BUILD,$(1),wrong,$(BUILD)/grade/$(1)/wrong/src,$(BUILD)/grade/$(1)/wrong/src/.stamp,solutions/$(1) + wrong.patch)))
+$(if $(SUB),$(eval $(call GRADE_BUILD,$(1),$(SUB_TAG),$(patsubst %/,%,$(SUB)),$(addprefix $(patsubst %/,%,$(SUB))/,$(call EX_FILES,$(1))),$(SUB))))
+
+# the deliberately wrong solution: the staff solution with wrong.patch applied
+$(BUILD)/grade/$(1)/wrong/src/.stamp: $(addprefix solutions/$(1)/,$(call EX_FILES,$(1))) solutions/$(1)/wrong.patch
+	@rm -rf $$(@D) && mkdir -p $$(@D)
+	@cp $(addprefix solutions/$(1)/,$(call EX_FILES,$(1))) $$(@D)/
+	@patch -s -d $$(@D) -p1 < solutions/$(1)/wrong.patch
+	@touch $$@
+
+.PHONY: grade$(call EX_NN,$(1)) exercise$(call EX_NN,$(1))
+grade$(call EX_NN,$(1)): grade-$(1)-$(if $(SUB),$(SUB_TAG),exercise)
+
+exercise$(call EX_NN,$(1)): $(BUILD)/grade/$(1)/exercise/run
+	@ln -sfn $(BUILD)/grade/$(1)/exercise/run run
+	@echo "built $(BUILD)/grade/$(1)/exercise/run and pointed ./run at it. Next (on a GPU): ./run --variant exercise --check-only --layout all"
+endef
+$(foreach l,$(EX_LESSONS),$(eval $(call EXERCISE_RULES,$(l))))
+
+.PHONY: grade-solutions grade-build grade-check grade-bundle handout
+# Grade every staff solution. Without a GPU: the CPU parts, and exit status 3.
+grade-solutions: $(GRADE_TARGETS_solution) $(GRADE_PROBE)
+	@BUILD=$(BUILD) bash tests/grade/grade_all.sh --tags solution $(EX_LESSONS)
+
+grade-build: $(GRADE_TARGETS_solution) $(GRADE_TARGETS_exercise) $(GRADE_TARGETS_wrong) $(GRADE_PROBE) grade-bundle
+
+grade-check: grade-build
+	@BUILD=$(BUILD) bash tests/grade/grade_all.sh --check --tags "solution exercise wrong" $(EX_LESSONS)
+
+# Criterion and the shared libraries it loads (not glibc's), for machines without Criterion:
+# tests/grade/grade.sh puts $(BUILD)/grade/lib on LD_LIBRARY_PATH when it exists.
+grade-bundle: $(firstword $(GRADE_TARGETS_solution))
+	@mkdir -p $(BUILD)/grade/lib
+	@ldd $(firstword $(filter %/cpu,$(GRADE_TARGETS_solution) $(GRADE_TARGETS_exercise))) | \
+	  awk '$$2 == "=>" && $$3 ~ /^\// {print $$3}' | \
+	  grep -v -E '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*)\.so' | \
+	  xargs -r -I{} cp -L {} $(BUILD)/grade/lib/
+	@echo "copied $$(ls $(BUILD)/grade/lib | wc -l) libraries to $(BUILD)/grade/lib"
+
+handout:
+	@BUILD=$(BUILD) bash tests/grade/handout.sh $(BUILD)/handout.tar.gz
+
+EXTRA_TEST_SCRIPTS += tests/test_exercises.sh
+
+# make test builds the skeletons' and the solutions' graded binaries (tests/test_exercises.sh
+# grades them without a GPU)
+test-cpu: $(GRADE_TARGETS_solution) $(GRADE_TARGETS_exercise) $(GRADE_PROBE)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_cli.sh - the lessons' command line as a user meets it, without a GPU:
 # bad flags exit 2 with one line, refused requests exit 2 before any GPU work, and with no
-# CUDA device every lesson exits 3 with one sentence. On a machine with a GPU the no-device
+# CUDA device every lesson exits 3 with one sentence (a plain ./run with nothing else: its
+# default sweep's skips would come after the table). On a machine with a GPU the no-device
 # check is skipped (the GPU tests cover that machine).
 # Usage: BUILD=build bash tests/test_cli.sh
 set -u
@@ -35,8 +36,27 @@ for run in "$BUILD"/*/run; do
     if [ $has_gpu = 0 ]; then
         check "$l no GPU" 3 "no CUDA device is available" "$run" --size 64x64x64 --check-only
         check "$l no GPU, plain ./run" 3 "no CUDA device is available" "$run"
+        # a plain ./run never opens with a refusal: the default sweep's skips are one line
+        # after the table, so without a GPU the one line is the missing device
+        out=$("$run" 2>&1)
+        [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] ||
+            { fail=$((fail+1)); echo "FAIL $l plain ./run without a GPU prints more than one line: $out"; }
     fi
 done
+# explicit sizes a lesson refuses are reported before the GPU is touched: exit 2 when nothing
+# can run (lesson 05: leading dimensions must be multiples of 8)
+if [ -x "$BUILD/05_mma/run" ]; then
+    check "05 odd size refused" 2 "refused: .* multiples of 8 elements (first: 127x127x127 fp16 TN, lda=127" \
+        "$BUILD/05_mma/run" --size 127x127x127
+    n=$("$BUILD/05_mma/run" --size 127x127x127 2>&1 | grep -c "refused:")
+    [ "$n" = 1 ] || { fail=$((fail+1)); echo "FAIL 05 odd size: want 1 refusal line, got $n"; }
+    if [ $has_gpu = 0 ]; then  # something runnable: refusal line first, then the missing device
+        out=$("$BUILD/05_mma/run" --size 127x127x127,128x128x128 2>&1); rc=$?
+        { [ $rc = 3 ] && printf '%s' "$out" | head -1 | grep -q "refused: 5 cases" &&
+          printf '%s' "$out" | grep -q "no CUDA device"; } ||
+            { fail=$((fail+1)); echo "FAIL 05 partly refused sizes (rc $rc): $out"; }
+    fi
+fi
 # an unsupported dtype is refused before the GPU is touched
 if [ -x "$BUILD/01_naive/run" ]; then
     check "01 fp16 refused" 2 "does not support dtype fp16" "$BUILD/01_naive/run" --dtype fp16

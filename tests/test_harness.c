@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
-/* test_harness.c - CPU tests of the harness: option parsing, refusals, tolerance logic, the
- * float64 reference, fp16/bf16 conversions and the CSV format. No GPU needed.
+/* test_harness.c - CPU tests of the harness: option parsing, refusals, the plan of a request
+ * (which cases run, how refusals are reported), tolerance logic, the float64 reference,
+ * fp16/bf16 conversions and the CSV format. No GPU needed.
  * Run: make test  (or build/tests/test_harness --verbose) */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -40,10 +41,16 @@ Test(parse, defaults_use_the_default_sweep) {
 Test(parse, every_option) {
     harness_opts o;
     char err[256];
-    const char *argv[] = {"run", "--size", "127x255x33,8x8x8", "--layout=NT", "--dtype", "bf16",
-                          "--alpha", "1.5", "--beta", "-0.25", "--iters", "7", "--warmup", "0",
-                          "--check-only", "--csv", "out.csv", "--seed", "42", "--pad", "3",
-                          "--offset", "1", "--init", "ones", "--poison", "inf", "--variant", "fast"};
+    const char *argv[] = {"run",         "--size",   "127x255x33,8x8x8",
+                          "--layout=NT", "--dtype",  "bf16",
+                          "--alpha",     "1.5",      "--beta",
+                          "-0.25",       "--iters",  "7",
+                          "--warmup",    "0",        "--check-only",
+                          "--csv",       "out.csv",  "--seed",
+                          "42",          "--pad",    "3",
+                          "--offset",    "1",        "--init",
+                          "ones",        "--poison", "inf",
+                          "--variant",   "fast"};
     cr_assert_eq(parse(&o, err, sizeof argv / sizeof *argv, argv), 0, "%s", err);
     cr_assert_eq(o.nsizes, 2);
     cr_assert_eq(o.sizes[0][0], 127);
@@ -101,7 +108,11 @@ Test(parse, help_and_list) {
 
 /* Each bad command line is rejected with status 2 and a message naming the problem. */
 Test(parse, bad_input_is_rejected) {
-    struct { const char *argv[4]; int argc; const char *needle; } bad[] = {
+    struct {
+        const char *argv[4];
+        int argc;
+        const char *needle;
+    } bad[] = {
         {{"run", "--bogus"}, 2, "unknown option '--bogus'"},
         {{"run", "extra"}, 2, "unexpected argument"},
         {{"run", "--size", "4x4"}, 3, "bad --size"},
@@ -140,11 +151,18 @@ Test(parse, bad_input_is_rejected) {
 
 /* ---- refusals -------------------------------------------------------------------------- */
 
-static const char *k_mult8(const gemm_problem *p) { return p->k % 8 ? "K must be a multiple of 8" : NULL; }
-static cudaError_t no_launch(const gemm_problem *p, cudaStream_t s) { (void)p; (void)s; return cudaSuccess; }
+static const char *k_mult8(const gemm_problem *p) {
+    return p->k % 8 ? "K must be a multiple of 8" : NULL;
+}
+static cudaError_t no_launch(const gemm_problem *p, cudaStream_t s) {
+    (void)p;
+    (void)s;
+    return cudaSuccess;
+}
 
 Test(refusal, dtype_layout_alignment_and_check) {
-    gemm_variant v = {"tc", "test", GEMM_DT_BIT(GEMM_FP16), GEMM_LAYOUT_BIT(GEMM_TN), 8, k_mult8, no_launch};
+    gemm_variant v = {"tc",    "test",   GEMM_DT_BIT(GEMM_FP16), GEMM_LAYOUT_BIT(GEMM_TN), 8,
+                      k_mult8, no_launch};
     gemm_problem p;
     memset(&p, 0, sizeof p);
     p.m = p.n = p.k = 64;
@@ -154,7 +172,8 @@ Test(refusal, dtype_layout_alignment_and_check) {
     char buf[320];
     cr_assert_null(harness_refusal(&v, &p, 0, buf, sizeof buf));
     p.dtype = GEMM_FP32;
-    cr_assert(strstr(harness_refusal(&v, &p, 0, buf, sizeof buf), "does not support dtype fp32 (supported: fp16)"));
+    cr_assert(strstr(harness_refusal(&v, &p, 0, buf, sizeof buf),
+                     "does not support dtype fp32 (supported: fp16)"));
     p.dtype = GEMM_FP16;
     p.layout = GEMM_NT;
     cr_assert(strstr(harness_refusal(&v, &p, 0, buf, sizeof buf), "does not support layout NT"));
@@ -165,6 +184,149 @@ Test(refusal, dtype_layout_alignment_and_check) {
     cr_assert_not_null(harness_refusal(&v, &p, 1, buf, sizeof buf)); /* offset by one element */
     p.k = 60;
     cr_assert(strstr(harness_refusal(&v, &p, 0, buf, sizeof buf), "K must be a multiple of 8"));
+}
+
+/* ---- the plan: cases, refusals, the default sweep's skip line -------------------------- */
+
+static const char *k_mult8_named(const gemm_problem *p) {
+    return p->k % 8 ? "K must be a multiple of 8; lesson 99 takes any K" : NULL;
+}
+static const char *too_much_smem(const gemm_problem *p) {
+    (void)p;
+    return "needs 300 KiB of shared memory per CTA; try --variant a8";
+}
+
+/* a8: any layout, leading dimensions multiples of 8; k8: TN, K a multiple of 8 (its check names
+ * another lesson); smem: refused everywhere; h: fp16 only; b8 as a8 */
+static const gemm_variant plan_variants[] = {
+    {"a8", "align 8", GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 8, NULL, no_launch},
+    {"k8", "K % 8", GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_BIT(GEMM_TN), 1, k_mult8_named, no_launch},
+    {"smem", "refused", GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, too_much_smem, no_launch},
+    {"h", "fp16", GEMM_DT_BIT(GEMM_FP16), GEMM_LAYOUT_BIT(GEMM_TN), 1, NULL, no_launch},
+    {"b8", "align 8 too", GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 8, NULL, no_launch},
+};
+static const gemm_lesson plan_lesson = {"99_test", "plan test", 5, plan_variants,
+                                        GEMM_LAYOUT_BIT(GEMM_TN)};
+
+static void plan_of(harness_plan *pl, int argc, const char **argv) {
+    harness_opts o;
+    char err[256];
+    cr_assert_eq(harness_parse(argc, (char **)argv, &o, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(harness_plan_cases(&plan_lesson, &o, pl, err, sizeof err), 0, "%s", err);
+}
+
+Test(plan, default_sweep_runs_what_it_can_and_skips_in_one_line) {
+    /* default sweep 127, 1000, 1021x513x2049, 4093, 4096: a8 refuses lda = 127, 2049, 4093;
+     * k8 refuses K = 127, 2049, 4093 */
+    const char *argv[] = {"run", "--variant", "a8,k8"};
+    harness_plan pl;
+    plan_of(&pl, 3, argv);
+    cr_assert(pl.default_request);
+    cr_assert_eq(pl.ncases, 4);
+    cr_assert_eq(pl.nrefused, 6);
+    cr_assert_eq(pl.ngroups, 2);
+    cr_assert_eq(pl.cases[0].v, &plan_variants[0]); /* run order: variant, dtype, layout, size */
+    cr_assert_eq(pl.cases[0].p.m, 1000);
+    cr_assert_eq(pl.cases[1].p.m, 4096);
+    cr_assert_eq(pl.cases[2].v, &plan_variants[1]);
+    char line[1024];
+    int n = harness_skip_line(line, sizeof line, plan_lesson.id, &pl);
+    cr_assert_eq(n, (int)strlen(line));
+    cr_assert(!strchr(line, '\n'), "the skip line is one line");
+    cr_assert_str_eq(line,
+                     "99_test: the default sweep skipped 6 cases that the kernels refuse: needs "
+                     "lda, ldb, ldc and pointer offsets to be multiples of 8 elements (3: "
+                     "127x127x127, 1021x513x2049, 4093x4093x4093; a8); K must be a multiple of "
+                     "8; lesson 99 takes any K (3: 127x127x127, 1021x513x2049, 4093x4093x4093; "
+                     "k8)");
+    harness_plan_free(&pl);
+}
+
+Test(plan, every_size_and_every_variant) {
+    const char *argv[] = {"run", "--variant", "smem"};
+    harness_plan pl;
+    plan_of(&pl, 3, argv);
+    cr_assert_eq(pl.ncases, 0); /* nothing runs: the caller reports before the table, exit 2 */
+    char line[1024];
+    harness_refusal_line(line, sizeof line, plan_lesson.id, &pl, 0);
+    cr_assert_str_eq(line, "99_test: refused: 5 cases of smem: needs 300 KiB of shared memory "
+                           "per CTA; try --variant a8 (first: 127x127x127 fp32 TN); nothing to "
+                           "run");
+    harness_skip_line(line, sizeof line, plan_lesson.id, &pl);
+    cr_assert(strstr(line, "(every size; smem)"), "%s", line);
+    harness_plan_free(&pl);
+    const char *argv2[] = {"run", "--variant", "a8,b8"}; /* one reason for both variants */
+    plan_of(&pl, 3, argv2);
+    cr_assert_eq(pl.ngroups, 1);
+    harness_skip_line(line, sizeof line, plan_lesson.id, &pl);
+    cr_assert(strstr(line, "elements (127x127x127, 1021x513x2049, 4093x4093x4093; every "
+                           "variant)"),
+              "%s", line);
+    harness_plan_free(&pl);
+}
+
+Test(plan, explicit_requests_are_not_the_default) {
+    harness_plan pl;
+    const char *sizes[] = {"run", "--size", "127x127x127,1000x1000x1000", "--variant", "a8"};
+    plan_of(&pl, 5, sizes);
+    cr_assert(!pl.default_request);
+    cr_assert_eq(pl.ncases, 1);
+    char line[1024];
+    harness_refusal_line(line, sizeof line, plan_lesson.id, &pl, 0);
+    cr_assert_str_eq(line, "99_test: refused: 1 case of a8: needs lda, ldb, ldc and pointer "
+                           "offsets to be multiples of 8 elements (first: 127x127x127 fp32 TN, "
+                           "lda=127 ldb=127 ldc=127 offset=0)");
+    harness_plan_free(&pl);
+    const char *sweep[] = {"run", "--sweep", "default", "--variant", "a8"};
+    plan_of(&pl, 5, sweep);
+    cr_assert(!pl.default_request);
+    harness_plan_free(&pl);
+    const char *pad[] = {"run", "--pad", "1", "--variant", "a8"};
+    plan_of(&pl, 5, pad);
+    cr_assert(!pl.default_request);
+    harness_plan_free(&pl);
+    const char *dtype[] = {"run", "--dtype", "fp32", "--variant", "a8"};
+    plan_of(&pl, 5, dtype);
+    cr_assert(!pl.default_request);
+    harness_plan_free(&pl);
+    const char *layout[] = {"run", "--layout", "NT", "--variant", "a8"};
+    plan_of(&pl, 5, layout);
+    cr_assert(!pl.default_request);
+    cr_assert_eq(pl.cases[0].p.layout, GEMM_NT);
+    harness_plan_free(&pl);
+    /* 'all' keeps the defaults' behaviour and leaves out what a variant does not claim */
+    const char *all[] = {"run", "--dtype", "all", "--layout", "all", "--variant", "h"};
+    plan_of(&pl, 7, all);
+    cr_assert(pl.default_request);
+    cr_assert_eq(pl.ncases, 5); /* fp16 TN, every size */
+    cr_assert_eq(pl.nrefused, 0);
+    char skip[64] = "x";
+    cr_assert_eq(harness_skip_line(skip, sizeof skip, plan_lesson.id, &pl), 0);
+    cr_assert_str_eq(skip, "");
+    harness_plan_free(&pl);
+}
+
+Test(plan, variant_selection) {
+    harness_opts o;
+    char err[256];
+    const gemm_variant *sel[HARNESS_MAX_VARIANTS];
+    const char *all[] = {"run"};
+    cr_assert_eq(harness_parse(1, (char **)all, &o, err, sizeof err), 0);
+    cr_assert_eq(harness_select_variants(&plan_lesson, &o, sel, err, sizeof err), 5);
+    const char *order[] = {"run", "--variant", "k8,default"};
+    cr_assert_eq(harness_parse(3, (char **)order, &o, err, sizeof err), 0);
+    cr_assert_eq(harness_select_variants(&plan_lesson, &o, sel, err, sizeof err), 2);
+    cr_assert_eq(sel[0], &plan_variants[1]);
+    cr_assert_eq(sel[1], &plan_variants[0]);
+    const char *bad[] = {"run", "--variant", "a8,nope"};
+    cr_assert_eq(harness_parse(3, (char **)bad, &o, err, sizeof err), 0);
+    cr_assert_eq(harness_select_variants(&plan_lesson, &o, sel, err, sizeof err), 0);
+    cr_assert_str_eq(err, "lesson 99_test has no variant 'nope' (see --list)");
+    harness_plan pl;
+    cr_assert_eq(harness_plan_cases(&plan_lesson, &o, &pl, err, sizeof err), HARNESS_EXIT_USAGE);
+    const char *plain[] = {"run"};
+    cr_assert_eq(harness_parse(1, (char **)plain, &o, err, sizeof err), 0);
+    cr_assert(o.default_sweep);
 }
 
 /* ---- fp16 / bf16 conversions ----------------------------------------------------------- */
@@ -178,7 +340,7 @@ Test(convert, half_and_bf16_known_values) {
     cr_assert(isnan(harness_half_to_float(0x7E00)));
     cr_assert(isnan(harness_half_to_float(0xFFFF))); /* the 0xFF byte poison is NaN */
     cr_assert_eq(harness_float_to_half(1.0f), 0x3C00);
-    cr_assert_eq(harness_float_to_half(65520.0f), 0x7C00); /* rounds to Inf */
+    cr_assert_eq(harness_float_to_half(65520.0f), 0x7C00);              /* rounds to Inf */
     cr_assert_eq(harness_float_to_half(1.0f + 1.0f / 2048.0f), 0x3C00); /* tie -> even */
     cr_assert_eq(harness_float_to_half(1.0f + 3.0f / 2048.0f), 0x3C02);
     cr_assert_float_eq(harness_bf16_to_float(0x3F80), 1.0f, 0);
@@ -210,14 +372,16 @@ Test(compare, right_answer_passes) {
     cr_assert_float_eq(c.rel_fro, 0.0, 0);
     /* rounding-sized differences pass too: one fp32 ulp on every element */
     for (int i = 0; i < R * C; ++i) out[i] = nextafterf(ref[i], INFINITY);
-    cr_assert(harness_compare(out, C, ref, C, R, C, harness_tolerance(GEMM_FP32, 1), &c), "%s", c.reason);
+    cr_assert(harness_compare(out, C, ref, C, R, C, harness_tolerance(GEMM_FP32, 1), &c), "%s",
+              c.reason);
     /* fp16 output: two correct kernels round some elements to neighbouring halves; one ulp
      * on a quarter of the elements passes, three ulps on every element does not */
     float ref16[R * C];
     for (int i = 0; i < R * C; ++i) ref16[i] = harness_half_to_float(harness_float_to_half(ref[i]));
     for (int i = 0; i < R * C; ++i)
         out[i] = harness_half_to_float((uint16_t)(harness_float_to_half(ref[i]) + (i % 4 == 0)));
-    cr_assert(harness_compare(out, C, ref16, C, R, C, harness_tolerance(GEMM_FP16, 64), &c), "%s", c.reason);
+    cr_assert(harness_compare(out, C, ref16, C, R, C, harness_tolerance(GEMM_FP16, 64), &c), "%s",
+              c.reason);
     for (int i = 0; i < R * C; ++i)
         out[i] = harness_half_to_float((uint16_t)(harness_float_to_half(ref[i]) + 3));
     cr_assert_not(harness_compare(out, C, ref16, C, R, C, harness_tolerance(GEMM_FP16, 64), &c));
@@ -263,8 +427,10 @@ Test(compare, one_wrong_element_fails) {
     for (int i = 0; i < 512 * 512; ++i) ref[i] = out[i] = (float)cos(0.001 * i) * 20.0f;
     out[300 * 512 + 17] += 0.05f;
     harness_cmp c;
-    cr_assert_not(harness_compare(out, 512, ref, 512, 512, 512, harness_tolerance(GEMM_FP32, 4096), &c));
-    cr_assert_lt(c.rel_fro, harness_tolerance(GEMM_FP32, 4096).rel_fro, "Frobenius alone would pass");
+    cr_assert_not(
+        harness_compare(out, 512, ref, 512, 512, 512, harness_tolerance(GEMM_FP32, 4096), &c));
+    cr_assert_lt(c.rel_fro, harness_tolerance(GEMM_FP32, 4096).rel_fro,
+                 "Frobenius alone would pass");
     cr_assert_eq(c.worst_row, 300);
     cr_assert_eq(c.worst_col, 17);
 }
@@ -288,7 +454,8 @@ Test(compare, leading_dimensions_are_respected) {
             out[i * 5 + j] = j < 4 ? (float)(i * 4 + j + 1) : NAN;
         }
     harness_cmp c;
-    cr_assert(harness_compare(out, 5, ref, 4, 3, 4, harness_tolerance(GEMM_FP32, 8), &c), "%s", c.reason);
+    cr_assert(harness_compare(out, 5, ref, 4, 3, 4, harness_tolerance(GEMM_FP32, 8), &c), "%s",
+              c.reason);
 }
 
 Test(tolerance, grows_with_k_and_precision) {
@@ -305,10 +472,10 @@ Test(tolerance, grows_with_k_and_precision) {
 
 /* A = [[1,2,3],[4,5,6]] (2x3), B = [[1,0,1],[0,1,0]] (N=2,K=3): A*B^T = [[4,2],[10,5]]. */
 Test(reference, hand_checked_all_majorness) {
-    const float A_k[6] = {1, 2, 3, 4, 5, 6};       /* K-major: A[m*3+k] */
-    const float A_m[6] = {1, 4, 2, 5, 3, 6};       /* M-major: A[m + k*2] */
-    const float B_k[6] = {1, 0, 1, 0, 1, 0};       /* K-major: B[n*3+k] */
-    const float B_n[6] = {1, 0, 0, 1, 1, 0};       /* N-major: B[n + k*2] */
+    const float A_k[6] = {1, 2, 3, 4, 5, 6}; /* K-major: A[m*3+k] */
+    const float A_m[6] = {1, 4, 2, 5, 3, 6}; /* M-major: A[m + k*2] */
+    const float B_k[6] = {1, 0, 1, 0, 1, 0}; /* K-major: B[n*3+k] */
+    const float B_n[6] = {1, 0, 0, 1, 1, 0}; /* N-major: B[n + k*2] */
     const double want[4] = {4, 2, 10, 5};
     double out[4];
     for (int am = 0; am < 2; ++am)
@@ -344,10 +511,18 @@ static harness_row sample_row(void) {
     r.variant = "coalesced";
     r.dtype = GEMM_FP32;
     r.layout = GEMM_NT;
-    r.m = 127; r.n = 255; r.k = 33;
-    r.alpha = 1.5f; r.beta = 0.0f;
-    r.ms = 0.125; r.tflops = 2.5; r.cublas_ms = 0.05; r.cublas_tflops = 6.25; r.pct_cublas = 40.0;
-    r.rel_err = 1.5e-7; r.max_err = 2e-6;
+    r.m = 127;
+    r.n = 255;
+    r.k = 33;
+    r.alpha = 1.5f;
+    r.beta = 0.0f;
+    r.ms = 0.125;
+    r.tflops = 2.5;
+    r.cublas_ms = 0.05;
+    r.cublas_tflops = 6.25;
+    r.pct_cublas = 40.0;
+    r.rel_err = 1.5e-7;
+    r.max_err = 2e-6;
     r.status = "PASS";
     return r;
 }
@@ -356,7 +531,8 @@ static harness_env sample_env(void) {
     harness_env e;
     memset(&e, 0, sizeof e);
     strcpy(e.device, "NVIDIA H200, test");
-    e.cuda_runtime = 13000; e.cuda_driver = 13000;
+    e.cuda_runtime = 13000;
+    e.cuda_driver = 13000;
     strcpy(e.date, "2026-11-29T12:00:00Z");
     strcpy(e.commit, "abc123");
     return e;

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# test_plots.sh - the plot pipeline on the SYNTHETIC sample (plots/data/sample/SAMPLE*.csv):
-# every chart exists as a non-empty PNG and SVG with the provenance stamp; readme_results.py
+# test_plots.sh - the plot pipeline on the SYNTHETIC sample (plots/data/sample/SAMPLE*.csv,
+# with lessons 07-09 that plots/data/journey.txt does not know): every chart exists as a
+# non-empty PNG and SVG with the provenance stamp; the roofline's modelled intensities; the
+# journey's order and labels; readme_results.py
 # writes the table into a README copy with markers, idempotently, and the "no data" line
-# without a CSV; README.md's results region is what `make readme` writes. Needs gnuplot, python3.
+# without a CSV; README.md's results region and lesson table are what `make readme` writes; the
+# lesson table of a made-up tree. Needs gnuplot, python3.
 set -u
 cd "$(dirname "$0")/.."
 fail=0
@@ -18,8 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 bash plots/plots.sh -o "$tmp/out" -w "$tmp/work" plots/data/sample/SAMPLE.csv > "$tmp/plots.log" 2>&1 ||
     { cat "$tmp/plots.log" >&2; bad "plots/plots.sh failed on the sample CSV"; }
 out=$tmp/out/SAMPLE
-for c in glance roofline sizes_fp32 sizes_fp16 sizes_bf16 \
-         steps_01_naive steps_04_copy steps_05_mma steps_06_swizzle; do
+for c in glance journey roofline sizes_fp32 sizes_fp16 sizes_bf16 steps_01_naive steps_04_copy \
+         steps_05_mma steps_06_swizzle steps_07_epilogue steps_09_wgmma; do
     [ -s "$out/$c.png" ] || { bad "$c.png missing or empty"; continue; }
     [ -s "$out/$c.svg" ] || { bad "$c.svg missing or empty"; continue; }
     [ "$(head -c 4 "$out/$c.png" | od -An -c | tr -d ' ')" = "211PNG" ] || bad "$c.png is not a PNG"
@@ -34,9 +37,34 @@ done
 [ -e "$out/steps_03_tiled.png" ] && bad "steps_03_tiled.png drawn for a one-variant lesson"
 grep -q '"01_naive uncoalesced (TT)"' "$tmp/work/SAMPLE/sizes_fp32.dat" ||
     bad "sizes_fp32.dat: lesson 01's line is not its swept default variant"
-# arithmetic intensity at 4096^3: fp32 512 FLOP/B, fp16 1024 FLOP/B
-grep -q '^512 .*"04_copy fp32"' "$tmp/work/SAMPLE/roofline.dat" || bad "roofline.dat: 04_copy fp32 not at 512 FLOP/B"
-grep -q '^1024 .*"06_swizzle fp16"' "$tmp/work/SAMPLE/roofline.dat" || bad "roofline.dat: 06_swizzle fp16 not at 1024 FLOP/B"
+# roofline: each kernel at the intensity of its traffic model at 4096^3 (plots/data/journey.txt):
+# lanes down a column of C with K-major A (TT) fetch 32 + 1 sectors per warp and k: 2/33
+# FLOP/B; lanes along a row 1 + 4 sectors: 2/5; a 128x128 fp32 tile 2*4096 / (4 * (32 + 32 + 1));
+# a 128x256 fp16 tile (from the variant's name) 2*4096 / (2 * (16 + 32 + 1)); no tile in the
+# name: the minimum traffic (model 2)
+ai() { awk -v lab="\"$1\"" 'index($0, lab) { print $1 " " $4 }' "$tmp/work/SAMPLE/roofline.dat" | head -1; }
+near() { awk -v got="$1" -v want="$2" 'BEGIN { exit !(got > 0.999 * want && got < 1.001 * want) }'; }
+set -- $(ai "01_naive uncoalesced"); near "${1:-0}" 0.0606 && [ "${2:-}" = 0 ] || bad "roofline: 01 uncoalesced at '$*', want 0.0606 (model 0)"
+set -- $(ai "01_naive"); near "${1:-0}" 0.39992 || bad "roofline: 01 coalesced at '$*', want 0.4"
+set -- $(ai "03_tiled"); near "${1:-0}" 31.5077 && [ "${2:-}" = 1 ] || bad "roofline: 03_tiled at '$*', want 31.5 (model 1)"
+set -- $(ai "06_swizzle"); near "${1:-0}" 83.5918 || bad "roofline: 06_swizzle (128x256 from its name) at '$*', want 83.6"
+set -- $(ai "07_epilogue"); [ "${2:-}" = 2 ] || bad "roofline: 07_epilogue (no tile known) not on the minimum-traffic model: '$*'"
+grep -q "traffic model, not a measurement" "$tmp/work/SAMPLE/roofline.meta.gp" || bad "roofline: the chart does not say it is a model"
+# the journey: fp32 and fp16 panels, steps in journey.txt order, labelled by technique; lessons
+# the file does not list come after, their default last, named by their variants
+jm=$tmp/work/SAMPLE/journey.meta.gp
+grep -q '^npanels = 2$' "$jm" || bad "journey: want 2 panels (fp32, fp16)"
+yt1=$(grep '^p1_ytics' "$jm"); yt2=$(grep '^p2_ytics' "$jm")
+order=$(printf '%s' "$yt1" | grep -o '\\"0[0-9] [^\\]*' | cut -c3-4 | tr '\n' ' ')
+[ "$order" = "01 01 03 04 04 04 08 " ] || bad "journey fp32 panel: lessons in the order '$order'"
+case $yt1 in *'"01 one thread per C element, lanes down a column of C (TT)\" 0, \"01 lanes along a row'*) ;; *) bad "journey: lesson 01's steps not first, in order";; esac
+case $yt1 in *'04 128-bit copies, 2-D register blocking\" 3, \"04 cp.async, double buffering\" 4, \"04 3-stage pipeline'*) ;; *) bad "journey: lesson 04 not in learning order";; esac
+case $yt2 in *'"07 fused_bias_relu\" 4, \"07 staged\" 5, \"08 dispatch\" 6, \"09 wgmma_128x128x64\" 7, \"09 tma_128x256x64\" 8)'*) ;; *) bad "journey: unlisted lessons 07-09 not after the listed ones, default last: $yt2";; esac
+grep -q '"0.87 TFLOP/s, 2%"' "$tmp/work/SAMPLE/journey_p1.dat" || bad "journey: bar label TFLOP/s and % of cuBLAS missing"
+# step charts in learning order; a bar's label inside the bar when it fits, else after it
+grep -q '^p1_ytics = "(\\"tiled_vec\\\\n128-bit copies' "$tmp/work/SAMPLE/steps_04_copy.meta.gp" ||
+    bad "steps_04: not in learning order (tiled_vec first) or without the technique"
+awk '!/^#/ && $3 + 0 < 1 && $5 != 0 { exit 1 }' "$tmp/work/SAMPLE/journey_p1.dat" || bad "journey: a short bar's label placed inside it"
 
 # 2. the README region
 printf '# t\n\n## Measured results\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\n## Next\n' > "$tmp/README.md"
@@ -47,7 +75,9 @@ grep -q '^| lesson | variant | dtype | layout | TFLOP/s at 4096×4096×4096 | % 
 grep -q '^| 04_copy | fast | fp32 | TN | 26.17 | 75.0 | 2.0e-07 |$' "$tmp/README.md" || bad "README row of 04_copy missing or wrong"
 grep -q '^| 01_naive | coalesced | fp32 | TT |' "$tmp/README.md" || bad "README: defaults.txt pin of 01_naive not applied"
 grep -q '^| 06_swizzle | 128x256x32_s4 | bf16 | TN |' "$tmp/README.md" || bad "README row of 06_swizzle bf16 missing"
+grep -q '(out/SAMPLE/journey.png)' "$tmp/README.md" || bad "README does not show the journey PNG"
 grep -q '(out/SAMPLE/glance.png)' "$tmp/README.md" || bad "README does not link the at-a-glance PNG"
+grep -q '(out/SAMPLE/roofline.png)' "$tmp/README.md" || bad "README does not link the roofline PNG"
 grep -q 'commit synthetic, with `make bench`' "$tmp/README.md" || bad "README provenance line missing"
 grep -q 'stale' "$tmp/README.md" && bad "README region not replaced"
 grep -q '^## Next$' "$tmp/README.md" || bad "README text after the region lost"
@@ -60,8 +90,40 @@ grep -q '^| lesson' "$tmp/README.md" && bad "table left in place without data"
 printf '# no markers\n' > "$tmp/README.md"
 rr --csv 2> /dev/null && bad "readme_results.py accepted a README without markers"
 
-# 3. the committed README.md agrees with the committed CSVs
+# 3. the committed README.md agrees with the committed CSVs and lessons/
 python3 scripts/readme_results.py --check || bad "README.md's results region is out of date: run make plots readme"
+python3 scripts/readme_lessons.py --check || bad "README.md's lesson table is out of date: run make readme"
+
+# 4. the lesson table of a made-up tree: folders become rows in NN order (title after the dash,
+# precision from gemm.cu, assignment and tools), an arc lesson without a folder is "in progress",
+# and one with a folder is not
+fake=$tmp/fake
+mkdir -p "$fake/lessons/01_first/exercise" "$fake/lessons/07_epilogue" "$fake/lessons/03_third"
+printf '# Lesson 01 — the first idea\n' > "$fake/lessons/01_first/README.md"
+printf 'static unsigned d = GEMM_DT_BIT(GEMM_FP32);\n' > "$fake/lessons/01_first/gemm.cu"
+: > "$fake/lessons/01_first/exercise/rubric.txt"
+printf '$(BUILD)/tools/counter: x.c\n' > "$fake/lessons/01_first/lesson.mk"
+printf '# Lesson 07 — fused epilogues\n' > "$fake/lessons/07_epilogue/README.md"
+printf 'GEMM_FP16 GEMM_BF16 wgmma\n' > "$fake/lessons/07_epilogue/gemm.cu"
+printf '# Lesson 03: third\n' > "$fake/lessons/03_third/README.md"
+printf 'GEMM_DT_ALL\n' > "$fake/lessons/03_third/gemm.cu"
+printf '# t\n\n<!-- lessons:begin -->\nstale\n<!-- lessons:end -->\n' > "$fake/README.md"
+python3 scripts/readme_lessons.py --root "$fake" --readme "$fake/README.md" --no-csv > /dev/null ||
+    bad "readme_lessons.py failed on a made-up tree"
+rows=$(grep '^| ' "$fake/README.md" | tail -n +2 | cut -d'|' -f2 | tr -d ' ' | tr '\n' ' ')
+[ "$rows" = "[01_first](lessons/01_first/) [03_third](lessons/03_third/) [07_epilogue](lessons/07_epilogue/) 08_dispatch 09_wgmma " ] ||
+    bad "lesson table rows: got '$rows'"
+grep -q '^| \[01_first\](lessons/01_first/) | the first idea | fp32 | sm_80+ | \[assignment\](lessons/01_first/exercise/): `make grade01`, `build/tools/counter` | not measured yet |$' "$fake/README.md" ||
+    bad "lesson table: row of 01_first wrong"
+grep -q '^| \[03_third\](lessons/03_third/) | third | fp32/fp16/bf16 |' "$fake/README.md" || bad "lesson table: row of 03_third wrong"
+grep -q '^| \[07_epilogue\](lessons/07_epilogue/) | fused epilogues | fp16/bf16 | sm_90 |' "$fake/README.md" ||
+    bad "lesson table: a present 07_epilogue is not read from its folder"
+grep -q '^| 08_dispatch | .* | in progress |$' "$fake/README.md" || bad "lesson table: 08_dispatch not in progress"
+grep -q '3 lessons are in the tree; 08_dispatch and 09_wgmma are in progress.' "$fake/README.md" ||
+    bad "lesson table: count line wrong"
+grep -q stale "$fake/README.md" && bad "lesson table region not replaced"
+python3 scripts/readme_lessons.py --root "$fake" --readme "$fake/README.md" --no-csv --check ||
+    bad "readme_lessons.py --check fails on its own output"
 
 [ $fail = 0 ] && echo "test_plots: charts and README table OK (synthetic sample)"
 exit $fail

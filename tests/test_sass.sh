@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# test_sass.sh - instruction checks on the lessons' machine code (cuobjdump), per DESIGN.md §5:
+# test_sass.sh - instruction checks on the lessons' machine code (cuobjdump),:
 #   every lesson: no local memory (no LDL/STL) in its kernels
 #   04+: LDGSTS (cp.async);  05+: HMMA and LDSM (Tensor Cores through ldmatrix)
-#   06+: 16-byte global stores (STG.E.128: the epilogue staged through smem)
+#   07-08: 16-byte global stores (STG.E.128: the epilogue staged through smem)
+#   09: HGMMA (wgmma), UTMALDG / UTMASTG (TMA loads and stores), SYNCS (mbarrier),
+#       USETMAXREG (setmaxnreg), and none of the sm_80 path (HMMA, LDSM, LDGSTS)
 #   the main loops recorded in tests/data/sass_main_loops.txt: no longer than recorded (zero cost
 #   of the layouts the kernels index through, shown on the machine code)
-# Checks the sm_90 and sm_80 code. Skips with a message when no cuobjdump can be found.
+# Checks the sm_90 and sm_80 code (lesson 09: its sm_90a code only). Skips with a message when no cuobjdump can be found.
 # Usage: BUILD=build bash tests/test_sass.sh 01_naive 04_copy ...
 set -u
 BUILD=${BUILD:-build}
@@ -26,17 +28,28 @@ for l in "$@"; do
     bin="$BUILD/$l/run"
     [ -x "$bin" ] || { echo "FAIL $l: $bin not built"; fail=$((fail+1)); continue; }
     num=${l%%_*}; num=$((10#$num))
-    for arch in 90 80; do
+    archs="90 80"; [ "$num" -ge 9 ] && archs="90a"
+    for arch in $archs; do
         f="$BUILD/$l/sass_sm$arch.txt"
         if ! "$cuobj" -sass -arch "sm_$arch" "$bin" > "$f" 2>"$f.err"; then
             echo "FAIL $l: cuobjdump failed: $(head -1 "$f.err")"; fail=$((fail+1)); continue
         fi
         expect "$l" "$arch" "has code for sm_$arch" 'Function :' 1 "$f"
         expect "$l" "$arch" "no local memory" '\b(LDL|STL)\b' 0 "$f"
-        [ "$num" -ge 4 ] && expect "$l" "$arch" "uses cp.async" 'LDGSTS' 1 "$f"
-        [ "$num" -ge 5 ] && expect "$l" "$arch" "uses Tensor Cores" 'HMMA' 1 "$f"
-        [ "$num" -ge 5 ] && expect "$l" "$arch" "uses ldmatrix" 'LDSM' 1 "$f"
-        [ "$num" -ge 6 ] && expect "$l" "$arch" "stores C in 16-byte chunks" 'STG\.E\.128' 1 "$f"
+        if [ "$num" -le 8 ]; then
+            [ "$num" -ge 4 ] && expect "$l" "$arch" "uses cp.async" 'LDGSTS' 1 "$f"
+            [ "$num" -ge 5 ] && expect "$l" "$arch" "uses Tensor Cores" 'HMMA' 1 "$f"
+            [ "$num" -ge 5 ] && expect "$l" "$arch" "uses ldmatrix" 'LDSM' 1 "$f"
+            [ "$num" -ge 7 ] && expect "$l" "$arch" "stores C in 16-byte chunks" 'STG\.E\.128' 1 "$f"
+        else
+            expect "$l" "$arch" "uses wgmma" 'HGMMA\.64x256x16' 1 "$f"
+            expect "$l" "$arch" "loads tiles with TMA" 'UTMALDG\.2D' 1 "$f"
+            expect "$l" "$arch" "multicasts with TMA" 'UTMALDG\.2D\.MULTICAST' 1 "$f"
+            expect "$l" "$arch" "stores C with TMA" 'UTMASTG\.2D' 1 "$f"
+            expect "$l" "$arch" "waits on mbarriers" 'SYNCS\.PHASECHK' 1 "$f"
+            expect "$l" "$arch" "reallocates registers" 'USETMAXREG' 1 "$f"
+            expect "$l" "$arch" "no mma.sync / ldmatrix / cp.async" '\b(HMMA|LDSM|LDGSTS)\b' 0 "$f"
+        fi
     done
     # main loops: no longer than recorded (tests/sass_loops.awk counts one trip)
     while read -r ml arch kern sel max what; do

@@ -25,7 +25,7 @@
 #define GEMM_GIT_COMMIT "unknown"
 #endif
 
-#define FFMA_CHAINS 8    /* independent accumulators per thread: hides the FMA latency */
+#define FFMA_CHAINS 8 /* independent accumulators per thread: hides the FMA latency */
 #define FFMA_ITERS 4096
 
 /* Each thread runs FFMA_CHAINS independent FMA chains for FFMA_ITERS steps: 2 flops per FMA.
@@ -62,11 +62,10 @@ __global__ void mma_loop(float *out, unsigned seed) {
     for (int it = 0; it < MMA_ITERS; ++it) {
 #pragma unroll
         for (int c = 0; c < MMA_CHAINS; ++c)
-            asm volatile(
-                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
-                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                         : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
     }
     float s = 0;
 #pragma unroll
@@ -89,19 +88,19 @@ static int cmpf(const void *a, const void *b) {
 }
 
 /* median of 7 timed launches of fn after 2 warm-ups */
-#define MEDIAN_MS(result, ...)                                                     \
-    do {                                                                           \
-        float t_[7];                                                               \
-        for (int w_ = 0; w_ < 2; ++w_) { __VA_ARGS__; }                               \
-        CUDA_CHECK(cudaDeviceSynchronize());                                       \
-        for (int r_ = 0; r_ < 7; ++r_) {                                           \
-            CUDA_CHECK(cudaEventRecord(e0));                                       \
-            __VA_ARGS__;                                                                \
-            CUDA_CHECK(cudaEventRecord(e1));                                       \
-            t_[r_] = time_ms(e0, e1);                                              \
-        }                                                                          \
-        qsort(t_, 7, sizeof(float), cmpf);                                         \
-        result = t_[3];                                                            \
+#define MEDIAN_MS(result, ...)                          \
+    do {                                                \
+        float t_[7];                                    \
+        for (int w_ = 0; w_ < 2; ++w_) { __VA_ARGS__; } \
+        CUDA_CHECK(cudaDeviceSynchronize());            \
+        for (int r_ = 0; r_ < 7; ++r_) {                \
+            CUDA_CHECK(cudaEventRecord(e0));            \
+            __VA_ARGS__;                                \
+            CUDA_CHECK(cudaEventRecord(e1));            \
+            t_[r_] = time_ms(e0, e1);                   \
+        }                                               \
+        qsort(t_, 7, sizeof(float), cmpf);              \
+        result = t_[3];                                 \
     } while (0)
 
 int main(int argc, char **argv) {
@@ -115,7 +114,8 @@ int main(int argc, char **argv) {
     }
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        fprintf(stderr, "%s: no CUDA device is available; the probe needs an NVIDIA GPU.\n", argv[0]);
+        fprintf(stderr, "%s: no CUDA device is available; the probe needs an NVIDIA GPU.\n",
+                argv[0]);
         return 3;
     }
     cudaDeviceProp prop;
@@ -130,14 +130,15 @@ int main(int argc, char **argv) {
     /* FFMA: 8 CTAs of 256 threads per SM keep every FMA pipe busy */
     int ffma_blocks = sms * 8, ffma_threads = 256;
     float ms;
-    MEDIAN_MS(ms, ffma_loop<<<ffma_blocks, ffma_threads>>>(dout, 0.999f, 0.001f); CUDA_CHECK_LAST());
+    MEDIAN_MS(ms, ffma_loop<<<ffma_blocks, ffma_threads>>>(dout, 0.999f, 0.001f);
+              CUDA_CHECK_LAST());
     double ffma = 2.0 * FFMA_CHAINS * FFMA_ITERS * (double)ffma_blocks * ffma_threads / (ms * 1e9);
 
     /* mma.sync: 4 warps per CTA, 8 CTAs per SM */
     int mma_blocks = sms * 8, mma_threads = 128;
     MEDIAN_MS(ms, mma_loop<<<mma_blocks, mma_threads>>>(dout, 12345u); CUDA_CHECK_LAST());
-    double mma = 2.0 * 16 * 8 * 16 * MMA_CHAINS * (double)MMA_ITERS * mma_blocks * (mma_threads / 32) /
-                 (ms * 1e9);
+    double mma = 2.0 * 16 * 8 * 16 * MMA_CHAINS * (double)MMA_ITERS * mma_blocks *
+                 (mma_threads / 32) / (ms * 1e9);
 
     /* HBM: copy 2 GiB to another 2 GiB buffer; bytes read + written */
     size_t bytes = (size_t)2 << 30;
@@ -158,15 +159,16 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc(&A, (size_t)n * n * 4));
     CUDA_CHECK(cudaMalloc(&B, (size_t)n * n * 4));
     CUDA_CHECK(cudaMalloc(&C, (size_t)n * n * 4));
-    CUDA_CHECK(cudaMemset(A, 0x3c, (size_t)n * n * 4)); /* 0x3c3c3c3c: 0.0115 in fp32, 1.06 in fp16 */
+    CUDA_CHECK(
+        cudaMemset(A, 0x3c, (size_t)n * n * 4)); /* 0x3c3c3c3c: 0.0115 in fp32, 1.06 in fp16 */
     CUDA_CHECK(cudaMemset(B, 0x3b, (size_t)n * n * 4));
     float one = 1.0f, zero = 0.0f;
     double tf[3];
     const cudaDataType_t types[3] = {CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF};
     for (int t = 0; t < 3; ++t) {
         MEDIAN_MS(ms, CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, B,
-                                                types[t], n, A, types[t], n, &zero, C, types[t],
-                                                n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)));
+                                                types[t], n, A, types[t], n, &zero, C, types[t], n,
+                                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)));
         tf[t] = 2.0 * n * (double)n * n / (ms * 1e9);
     }
     CUBLAS_CHECK(cublasDestroy(h));
@@ -178,24 +180,36 @@ int main(int argc, char **argv) {
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     const char *commit = getenv("GEMM_COMMIT") ? getenv("GEMM_COMMIT") : GEMM_GIT_COMMIT;
-    struct { const char *name; double v; const char *unit; } rows[] = {
-        {"ffma", ffma, "TFLOP/s"},         {"mma_sync_f16_f32", mma, "TFLOP/s"},
-        {"hbm_copy", hbm, "GB/s"},         {"cublas_sgemm_8192", tf[0], "TFLOP/s"},
-        {"cublas_hgemm_8192", tf[1], "TFLOP/s"}, {"cublas_bf16gemm_8192", tf[2], "TFLOP/s"},
+    struct {
+        const char *name;
+        double v;
+        const char *unit;
+    } rows[] = {
+        {"ffma", ffma, "TFLOP/s"},
+        {"mma_sync_f16_f32", mma, "TFLOP/s"},
+        {"hbm_copy", hbm, "GB/s"},
+        {"cublas_sgemm_8192", tf[0], "TFLOP/s"},
+        {"cublas_hgemm_8192", tf[1], "TFLOP/s"},
+        {"cublas_bf16gemm_8192", tf[2], "TFLOP/s"},
     };
     printf("probe on %s (%d SMs, L2 %d MiB), CUDA %d, commit %s\n", prop.name, sms,
            prop.l2CacheSize >> 20, rt, commit);
     FILE *f = NULL;
     if (csv) {
         f = fopen(csv, "a+");
-        if (!f) { fprintf(stderr, "%s: cannot write %s\n", argv[0], csv); return 2; }
+        if (!f) {
+            fprintf(stderr, "%s: cannot write %s\n", argv[0], csv);
+            return 2;
+        }
         fseek(f, 0, SEEK_END);
-        if (ftell(f) == 0) fprintf(f, "kind,name,value,unit,device,cuda_runtime,cuda_driver,date,commit\n");
+        if (ftell(f) == 0)
+            fprintf(f, "kind,name,value,unit,device,cuda_runtime,cuda_driver,date,commit\n");
     }
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
         printf("  %-22s %10.1f %s\n", rows[i].name, rows[i].v, rows[i].unit);
-        if (f) fprintf(f, "probe,%s,%.2f,%s,%s,%d,%d,%s,%s\n", rows[i].name, rows[i].v, rows[i].unit,
-                       prop.name, rt, drv, date, commit);
+        if (f)
+            fprintf(f, "probe,%s,%.2f,%s,%s,%d,%d,%s,%s\n", rows[i].name, rows[i].v, rows[i].unit,
+                    prop.name, rt, drv, date, commit);
     }
     if (f) fclose(f);
     return 0;

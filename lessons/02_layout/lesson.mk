@@ -1,9 +1,13 @@
 # lessons/02_layout/lesson.mk - extra rules for lesson 02 (included by the top-level Makefile).
 #   build/tools/layouts                the layout explorer used throughout the README (rule in
 #                                      tests/layout.mk): build/tools/layouts show '(4,8):(8,1)'
-#   make grade02                       grade the assignment lessons/02_layout/exercise/answers.c
-#   build/tests/test_exercise_02       the grader run on the staff solution + the check that
-#                                      plan.h's layouts give the hand-written offsets (make test)
-# The grade02 / test_exercise_02 rules come from tests/exercise.mk (one rule for every lesson
-# with an exercise); this file only makes `make all` build the explorer with the lesson.
+#   build/tests/test_plans_02          plan.h's layouts give the hand-written offsets (make test)
+#   make grade02                       grade the assignment (exercise/README.md; the rules are
+#                                      tests/exercise.mk's, common to every lesson's exercise)
 all: $(BUILD)/tools/layouts
+
+$(BUILD)/tests/test_plans_02: tests/test_plans_02.c lessons/02_layout/plan.h common/layout.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -Werror -Ilessons/02_layout $< -o $@ $(CRITERION_LIBS)
+
+EXTRA_TEST_BINS += $(BUILD)/tests/test_plans_02

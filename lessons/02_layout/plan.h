@@ -18,7 +18,7 @@
  *     TT      (M,K):(lda,1)   (N,K):(1,ldb)      A[M][K], B[K][N]: lesson 01/02 default
  *
  * The p2_hand_* functions are the same offsets written by hand, as lesson 01 wrote them; the
- * kernel variant "hand" uses them, and tests/test_exercise_02.c checks that the layouts give
+ * kernel variant "hand" uses them, and tests/test_plans_02.c checks that the layouts give
  * exactly these offsets for every element of small padded problems.
  *
  * Host (gcc, C11) and device (nvcc): everything is LAY_HD static inline. The layouts are built

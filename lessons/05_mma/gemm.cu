@@ -2,87 +2,76 @@
  *
  * What this lesson shows: the same C = alpha*A*B^T + beta*C, now computed by the Tensor Cores
  * through the warp-wide instruction mma.sync.aligned.m16n8k16 (fp16 or bf16 inputs, fp32
- * accumulators). The work is split on three levels (first kernel, gemm_mma, variant padded):
- *   CTA tile   BLK_M x BLK_N x BLK_K = 128 x 128 x 64   one CTA of 4 warps per C tile
- *   warp tile  WARP_M x WARP_N        =  64 x  64        the 4 warps as a 2 x 2 grid
- *   MMA atom   16 x 8 x 16                               each warp: 4 x 8 atoms per k-step
- * Data path per K tile: gmem --cp.async 16 B--> smem (2 stages: load tile k+1 while computing
- * tile k) --ldmatrix.x4--> registers in the exact fragment order mma.sync wants --> HMMA.
- * With BLK_K = 64 a K tile is 4 k-steps of MMAs: the copy of the next tile has that long to
- * land, and there are half as many barriers per K as with BLK_K = 32.
+ * accumulators). The work is split on three levels:
+ *   CTA tile   BM x BN x BK = 128 x 256 x 128     one CTA of 8 warps per C tile (2-D grid)
+ *   warp tile  WTM x WTN    =  64 x  64           the 8 warps as a 2 x 4 grid
+ *   MMA atom   16 x 8 x 16                        each warp: 4 x 8 atoms per k-step
+ * Data path per K tile: gmem --cp.async 16 B--> smem (2 stages: tile kt+1 is copied while tile
+ * kt is computed) --ldmatrix.x4--> registers in the exact fragment order mma.sync wants -->
+ * HMMA. Smem rows are padded by 8 halves (16 bytes) so that the 8 rows one ldmatrix phase
+ * reads fall in 8 different bank groups (lesson 06 does this with a swizzle instead).
+ * The K loop: one barrier per K tile, fragments double-buffered across k-steps (the ldmatrix of
+ * k-step kk+1 is issued before the MMAs of k-step kk), the copies of the next K tile spread
+ * over the k-steps between the MMAs, and unpredicated copies while the K tile lies inside A and
+ * B. With only 2 stages a copy has one K tile of MMAs to land in, hence the long BK = 128.
  * Epilogue: alpha*acc + beta*C in fp32, rounded to the input type, stored with predication.
+ * The lesson's first kernel, simpler (2 barriers per K tile, no double buffering), is in
+ * first.cuh (variants padded, unpadded, padded_k32).
  *
- * The default (gemm_mma_db, variant padded_128x256x128) keeps the warp tile, the atoms, the
- * padded smem and the 2 stages, and changes three things (measured on the H200: the lean loop
- * alone gains nothing, the wide tile alone loses; together +3-4%, and BLK_K = 128 another +3%):
- *   - a 128 x 256 CTA tile of 8 warps (2 x 4): a quarter fewer copies per MMA, 1 CTA/SM;
- *   - a leaner K loop: one barrier per K tile, fragments double-buffered across k-steps,
- *     unpredicated copies while the tile lies inside A and B (SASS: 210 instructions per K
- *     tile of 64 and warp for its 128 HMMAs, against 449 in the first kernel);
- *   - BLK_K = 128: with only 2 stages, the copy of K tile t+1 has the 8 k-steps of tile t to
- *     land instead of 4, and there are half as many barriers per K (204 KiB of smem).
+ * Variants (the first is the default):
+ *   padded_128x256x128  128x256x128 CTA, 8 warps (2x4) of 64x64, padded smem, 2 stages,
+ *                   204 KiB smem: sm_90 (227 KiB per CTA) only; refused elsewhere, naming a
+ *                   variant that fits
+ *   padded_128x256  the same with BK = 64 (108 KiB: sm_80 and sm_90)
+ *   padded          the first kernel (first.cuh): 128x128x64 CTA, 4 warps (2x2), 72 KiB
+ *   unpadded        the first kernel with rows of exactly 128 B: 8-way bank conflicts
+ *   padded_k32      the first kernel with BK = 32
  *
- * Variants (the first is the default)
- *   padded_128x256x128  128x256x128 CTA, 8 warps (2x4) of 64x64, padded smem (204 KiB),
- *                   2 stages, the lean K loop of gemm_mma_db; 1 CTA/SM. sm_90 (227 KiB per
- *                   CTA) only: refused on GPUs that allow less, naming a variant that fits.
- *   padded_128x256  the same with BLK_K = 64 (108 KiB: sm_80 and sm_90).
- *   padded     the first kernel: every smem row is BLK_K + 8 halves long (144 B instead of
- *              128 B), so the 8 row addresses of one ldmatrix phase land in 8 different
- *              16-byte bank groups: conflict-free reads at the price of 12.5% more smem
- *              (73.7 KiB, so the buffer is dynamic shared memory; two CTAs fit on one SM).
- *   unpadded   rows of exactly 128 B: all 8 rows of an ldmatrix phase start on the same
- *              banks, an 8-way bank conflict. Kept to measure what lesson 06 fixes properly
- *              (with a swizzle instead of padding).
- *   padded_k32 the padded kernel with BLK_K = 32 (rows of 40 halves): the same work in K
- *              tiles half as long, to measure what the longer K tile buys.
+ * Limits (refused before launch with one line, never a wrong answer): layout TN only (A and B
+ * K-major); lda, ldb, ldc and the A/B/C base pointers multiples of 8 elements (16 bytes: every
+ * cp.async moves 16 aligned bytes); M <= 8388480 (grid.y); a variant whose smem is more than
+ * the GPU allows names one that fits. Lesson 08 takes every layout, alignment and size. Any
+ * M, N, K >= 1 works: edge tiles are zero-filled through cp.async's src-size operand.
  *
- * Limits (refused with a message by the harness, never a fault):
- *   layout TN only (A K-major, B K-major; other orders need ldmatrix.trans, see lesson 06);
- *   align = 8: lda, ldb, ldc and the A/B/C base pointers must be multiples of 8 elements
- *   (16 bytes), because every cp.async moves 16 aligned bytes. Any M, N, K >= 1 works: edge
- *   tiles are zero-filled through cp.async's src-size operand (a partial last 8-element chunk
- *   of K copies only its valid bytes), and the epilogue checks every row and column.
- *   Shared memory per CTA: the default needs 204 KiB (sm_90 only), padded_128x256 108 KiB
- *   (sm_80 and sm_90); on a GPU that allows less they are refused before any launch, with a
- *   message naming a variant that fits (check_smem; padded needs 72 KiB).
- *
- * Why a template: the fp16 and bf16 kernels differ only in the mma instruction and the
- * conversions, and the variants only in a padding constant, BLK_K and the CTA width. Register
- * arrays need compile-time sizes and the instruction must be chosen at compile time, so the
- * kernels take them as template parameters (in plain C one would stamp the kernels out with
- * a macro).
+ * Why templates: register arrays need compile-time sizes, the mma instruction (f16/bf16) must
+ * be chosen at compile time, and the lesson wants several tile shapes from one source; in
+ * plain C one would stamp the kernels out with a macro.
  *
  * Build and run:   make lesson05 && ./run
- *                  ./run --variant padded_128x256 --dtype fp16 --size 4096x4096x4096
+ *                  ./run --variant padded_128x256x128 --dtype fp16 --size 4096x4096x4096
  *
  * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
 #include "harness.h"
 #include "ptx.h"
+#include "plan.h"
 
-#define BLK_M 128
-#define BLK_N 128
-#define BLK_K 64                            /* the padded_k32 variant uses 32 (a template
-                                               parameter BK in the kernel) */
-#define WARPS_M 2
-#define WARPS_N 2
-#define NTHREADS (32 * WARPS_M * WARPS_N)  /* 128 */
-#define WARP_M (BLK_M / WARPS_M)            /* 64 */
-#define WARP_N (BLK_N / WARPS_N)            /* 64 */
 #define MMA_M 16
 #define MMA_N 8
 #define MMA_K 16
-#define MI (WARP_M / MMA_M)                 /* 4 atoms along M per warp */
-#define NI (WARP_N / MMA_N)                 /* 8 atoms along N per warp */
-#define STAGES 2
-#define PAD_HALVES 8                        /* used by the "padded" variants */
+/* The smem tile of one stage: rows SROW(BK) halves apart, element (row, col) at
+ * SMEM_OFFSET(row, col, BK) halves, padded by PAD_HALVES per row (plan.h) */
+#define PAD_HALVES 8
+#define SROW(BK) ((BK) + PAD_HALVES)
+#define SMEM_OFFSET(row, col, BK) plan_smem_offset((row), (col), (BK), 0, PAD_HALVES)
 
-/* ---- element conversions (BF16 is a compile-time constant: the other branch vanishes) --- */
+/* The kernel's arguments (one struct: the launch passes it by value in constant memory). */
+typedef struct kargs {
+    int M, N, K;
+    float alpha, beta;
+    const uint16_t *A; /* (M,K) K-major: A[m*lda + k] */
+    const uint16_t *B; /* (N,K) K-major: B[n*ldb + k] */
+    uint16_t *C;       /* (M,N): C[m*ldc + n] */
+    long long lda, ldb, ldc;
+    int pair_ok; /* ldc even and C 4-byte aligned: store two elements at once */
+    int rows32;  /* BM rows of A and BN rows of B span < 2^31 bytes: 32-bit row offsets */
+} kargs;
 
 static __device__ __forceinline__ float elem_to_f32(uint16_t v, int bf16) {
     return bf16 ? __bfloat162float(__ushort_as_bfloat16(v)) : __half2float(__ushort_as_half(v));
@@ -91,58 +80,195 @@ static __device__ __forceinline__ uint16_t f32_to_elem(float x, int bf16) {
     return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(x))
                 : __half_as_ushort(__float2half_rn(x));
 }
+/* Two adjacent outputs (lo at the lower address) as one 4-byte word. */
+static __device__ __forceinline__ uint32_t f32x2_to_pair(float lo, float hi, int bf16) {
+    return (uint32_t)f32_to_elem(lo, bf16) | ((uint32_t)f32_to_elem(hi, bf16) << 16);
+}
 
-/* ---- gmem -> smem: one K tile of A (BLK_M x BK) or B (BLK_N x BK) --------------------
- * The tile is ROWS rows of BK/8 16-byte chunks; thread t copies chunks t, t + NTHREADS, ...
- * (row = idx / (BK/8), chunk = idx % (BK/8)), so 8 neighbouring threads cover one full
- * 128-byte row segment (BK = 64). Rows past `rows_left` or columns past `k_left` are
- * zero-filled through cp.async's src-size operand. */
-template <int ROWS, int SROW, int BK>
-static __device__ __forceinline__ void load_tile(uint16_t *s,            /* (ROWS,SROW) */
-                                                 const uint16_t *g,      /* (ROWS,K) at tile */
-                                                 long long ld, int rows_left, int k_left,
-                                                 const uint16_t *safe) {
-    enum { CHUNKS_PER_ROW = BK / 8 };
+/* ---- gmem -> smem: 16-byte cp.async, zero-fill at the edges -----------------------------
+ * The copy plan of one K tile, per thread: A is NA = BM*BK/8/NT copies, B is NB copies.
+ * Copy i of A moves the 16-byte chunk idx = tid + i*NT of the (BM,BK) tile: row
+ * row0 + i*RSTEP (RSTEP = NT/(BK/8)), the same chunk column for every i, so the smem address
+ * of copy i is this thread's copy-0 address plus i*RSTEP padded rows, and the gmem address is
+ * the copy-0 pointer plus i*RSTEP rows. Per K tile, only the pointer moves (by BK), and one
+ * byte count covers the K edge for all copies (same column).
+ * Copies are numbered c = 0 .. NA+NB-1 (A first); the main loop spreads them over the first
+ * KSTEPS-1 k-steps of a tile so that they interleave with the MMAs. */
+typedef struct copy_state {
+    const uint16_t *a, *b;    /* copy-0 sources at k = 0 (used only where in range) */
+    long long a_step, b_step; /* RSTEP rows of A / B, in elements */
+    int a_rows, b_rows;       /* rows left below this thread's copy-0 row (<= 0: none) */
+    int col;                  /* this thread's chunk column (halves) */
+    uint32_t a_rowb, b_rowb;  /* RSTEP rows of A / B in bytes (interior copies) */
+    uint32_t sa, sb;          /* smem byte addresses of copy 0 in stage 0 */
+} copy_state;
+
+template <int BM, int BN, int BK, int NT>
+static __device__ __forceinline__ void copy_range(const copy_state *cs, int lo, int hi, int st,
+                                                  int kt, int K, const uint16_t *safe) {
+    enum {
+        RSTEP = NT / (BK / 8), NA = BM / RSTEP, NB = BN / RSTEP,
+        STEP_B = 2 * RSTEP * SROW(BK), /* smem bytes between copies */
+        A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK)
+    };
+    int kb = 2 * (K - kt * BK - cs->col); /* bytes of this thread's chunk inside K */
+    kb = kb < 0 ? 0 : (kb > 16 ? 16 : kb);
+    const uint32_t da = cs->sa + st * A_STAGE_B, db = cs->sb + st * B_STAGE_B;
+    /* running source pointers, one 64-bit add per copy (an unrolled c * step per copy would
+     * be hoisted out of the K loop as NA + NB live 64-bit registers) */
+    const int a_lo = lo < NA ? lo : NA, b_lo = lo > NA ? lo - NA : 0;
+    const uint16_t *pa = cs->a + kt * BK + a_lo * cs->a_step;
+    const uint16_t *pb = cs->b + kt * BK + b_lo * cs->b_step;
 #pragma unroll
-    for (int i = 0; i < ROWS * CHUNKS_PER_ROW / NTHREADS; ++i) {
-        const int idx = threadIdx.x + i * NTHREADS;
-        const int row = idx / CHUNKS_PER_ROW;
-        const int col = (idx % CHUNKS_PER_ROW) * 8;
-        int valid = k_left - col;                     /* elements of this chunk inside K */
-        valid = valid < 0 ? 0 : (valid > 8 ? 8 : valid);
-        if (row >= rows_left) valid = 0;
-        const uint16_t *src = valid ? g + (long long)row * ld + col : safe;
-        ptx_cp_async_cg16(ptx_smem_u32(s + row * SROW + col), src, valid * 2);
+    for (int c = 0; c < NA + NB; ++c) {
+        if (c < lo || c >= hi) continue; /* compile-time after unrolling */
+        if (c < NA) {
+            const int n = c * RSTEP < cs->a_rows ? kb : 0;
+            ptx_cp_async_cg16(da + c * STEP_B, n ? pa : safe, n);
+            pa += cs->a_step;
+        } else {
+            const int i = c - NA;
+            const int n = i * RSTEP < cs->b_rows ? kb : 0;
+            ptx_cp_async_cg16(db + i * STEP_B, n ? pb : safe, n);
+            pb += cs->b_step;
+        }
     }
 }
 
-/* ---- epilogue: C = alpha*acc + beta*C for one warp tile at (wm0, wn0) ------------------
- * lane l holds rows g, g+8 and columns 2t, 2t+1 of each atom (g = l/4, t = l%4). */
-template <int BF16>
-static __device__ __forceinline__ void store_c(const float acc[MI][NI][4], int M, int N,
-                                               float alpha, float beta, uint16_t *C,
-                                               long long ldc, int wm0, int wn0, int lane) {
-    const int g = lane / 4, t = lane % 4;
-    const int pair_ok = (ldc % 2 == 0) && (((uintptr_t)C & 3) == 0);
+/* The same copies for a K tile that lies wholly inside A and B (no predication, no
+ * zero-fill): one IMAD.WIDE + one LDGSTS per copy, the smem offsets are immediates. */
+template <int BM, int BN, int BK, int NT>
+static __device__ __forceinline__ void copy_range_interior(const copy_state *cs, int lo, int hi,
+                                                           int st, int kt) {
+    enum {
+        RSTEP = NT / (BK / 8), NA = BM / RSTEP, NB = BN / RSTEP,
+        STEP_B = 2 * RSTEP * SROW(BK),
+        A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK)
+    };
+    const uint16_t *pa = cs->a + kt * BK, *pb = cs->b + kt * BK;
+    const uint32_t da = cs->sa + st * A_STAGE_B, db = cs->sb + st * B_STAGE_B;
+#pragma unroll
+    for (int c = 0; c < NA + NB; ++c) {
+        if (c < lo || c >= hi) continue; /* compile-time after unrolling */
+        if (c < NA) ptx_cp_async_cg16_row(da + c * STEP_B, pa, cs->a_rowb, c);
+        else        ptx_cp_async_cg16_row(db + (c - NA) * STEP_B, pb, cs->b_rowb, c - NA);
+    }
+}
+
+/* ---- smem -> registers: ldmatrix, and the MMAs of one k-step --------------------------- */
+
+/* A warp's ldmatrix addresses in bytes, stage 0 and k-step 0, in two parts: the block offset
+ * of the warp's rows and the lane's offset inside a 16 x 16 block; k-step kk moves the lane
+ * part by kk*16 halves (tests/test_plans_05.c checks the lane part). */
+typedef struct frag_addr {
+    uint32_t a, b;           /* sA / sB + the warp's first row */
+    uint32_t a_lane, b_lane; /* the lane's offset inside a 16 x 16 block at k-step 0 */
+} frag_addr;
+
+/* Fragments of k-step kk of stage st: ra[i] = A atom row i (ldmatrix.x4), rb[j], rb[j+1] =
+ * B atoms j, j+1 (one ldmatrix.x4 for two n8 atoms). */
+template <int MI, int NI, int BM, int BN, int BK>
+static __device__ __forceinline__ void load_frags(uint32_t ra[MI][4], uint32_t rb[NI][2],
+                                                  const frag_addr *f, int st, int kk) {
+    enum { A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK),
+           A_ATOM_B = 2 * MMA_M * SROW(BK), B_ATOM_B = 2 * MMA_N * SROW(BK) };
+    const uint32_t sa = f->a + st * A_STAGE_B + (f->a_lane + kk * 2 * MMA_K);
+    const uint32_t sb = f->b + st * B_STAGE_B + (f->b_lane + kk * 2 * MMA_K);
+#pragma unroll
+    for (int i = 0; i < MI; ++i) ptx_ldmatrix_x4(ra[i], sa + i * A_ATOM_B);
+#pragma unroll
+    for (int j = 0; j < NI; j += 2) {
+        uint32_t r[4];
+        ptx_ldmatrix_x4(r, sb + j * B_ATOM_B);
+        rb[j][0] = r[0]; rb[j][1] = r[1]; rb[j + 1][0] = r[2]; rb[j + 1][1] = r[3];
+    }
+}
+
+/* The MI x NI MMAs of one k-step, in serpentine order (row i even: j up, odd: j down), so
+ * the B fragment at each turn is reused at once. */
+template <int BF16, int MI, int NI>
+static __device__ __forceinline__ void mma_kstep(float acc[MI][NI][4], const uint32_t ra[MI][4],
+                                                 const uint32_t rb[NI][2]) {
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int jj = 0; jj < NI; ++jj) {
+            const int j = i % 2 ? NI - 1 - jj : jj;
+            if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[i], rb[j]);
+            else      ptx_mma_m16n8k16_f16(acc[i][j], ra[i], rb[j]);
+        }
+}
+
+/* ---- one K tile ---------------------------------------------------------------------------
+ * Timeline of K tile kt (KSTEPS k-steps), computed from stage *rd:
+ *   kk < KSTEPS-1   issue a share (CPK) of the cp.async copies of K tile ktl = kt+STAGES-1
+ *                   into stage *wr (freed by the previous K tile's barrier)
+ *   kk = KSTEPS-1   commit; wait until K tile kt+1 has landed (wait_group STAGES-2);
+ *                   barrier; move rd and wr on
+ *   every kk        ldmatrix the fragments of k-step kk+1 (the next K tile's first when kk
+ *                   is the last and `more` says one follows), then the MMAs of k-step kk
+ * INTERIOR (a constant): K tile ktl lies inside A and B (unpredicated copies), and a next K
+ * tile surely follows. Otherwise the copies are predicated and skipped past the end of K. */
+template <int BF16, int BM, int BN, int BK, int NT, int STAGES, int MI, int NI, int INTERIOR>
+static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[2][MI][4],
+                                              uint32_t rb[2][NI][2], const copy_state *cs,
+                                              const frag_addr *fa, int *rd, int *wr, int ktl,
+                                              int more, const kargs *p) {
+    enum {
+        KSTEPS = BK / MMA_K,
+        NCOPY = (BM + BN) / (NT / (BK / 8)),       /* 16-byte copies per thread per tile */
+        /* copies issued per k-step: with 2 stages a K tile's copies have one K tile of MMAs to
+         * land in, so all go out at its first k-step; with more they are spread over the
+         * first KSTEPS-1 k-steps, between the MMAs */
+        CPK = STAGES == 2 ? NCOPY : (NCOPY + KSTEPS - 2) / (KSTEPS - 1)
+    };
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; ++kk) {
+        if (kk == KSTEPS - 1) {
+            ptx_cp_async_commit();
+            PTX_CP_ASYNC_WAIT(STAGES - 2);
+            __syncthreads();
+            *rd = *rd + 1 == STAGES ? 0 : *rd + 1;
+            *wr = *wr + 1 == STAGES ? 0 : *wr + 1;
+        }
+        if (kk < KSTEPS - 1 || INTERIOR || more)
+            load_frags<MI, NI, BM, BN, BK>(ra[(kk + 1) % 2], rb[(kk + 1) % 2], fa, *rd,
+                                           (kk + 1) % KSTEPS);
+        if (kk < KSTEPS - 1) {
+            if (INTERIOR)
+                copy_range_interior<BM, BN, BK, NT>(cs, kk * CPK, (kk + 1) * CPK, *wr, ktl);
+            else if (ktl * BK < p->K)
+                copy_range<BM, BN, BK, NT>(cs, kk * CPK, (kk + 1) * CPK, *wr, ktl, p->K, p->A);
+        }
+        mma_kstep<BF16, MI, NI>(acc, ra[kk % 2], rb[kk % 2]);
+    }
+}
+
+/* ---- epilogue: C = alpha*acc + beta*C, straight from the MMA registers -------------------
+ * acc[i][j] holds rows g, g+8 and columns 2t, 2t+1 of atom (i, j) in lane l = 4g + t
+ * (plan_mma_c_*). C is read only when beta != 0; pairs are stored as one 4-byte word when
+ * ldc is even and C 4-byte aligned. */
+template <int BF16, int MI, int NI>
+static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs *p, int m0,
+                                               int n0, int lane) {
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const int m = wm0 + i * MMA_M + g + 8 * h;
-                const int n = wn0 + j * MMA_N + 2 * t;
-                if (m >= M || n >= N) continue;
-                uint16_t *c = C + (long long)m * ldc + n;
-                const int two = n + 1 < N;
-                float v0 = alpha * acc[i][j][2 * h], v1 = alpha * acc[i][j][2 * h + 1];
-                if (beta != 0.0f) {                    /* C is read only when beta != 0 */
-                    v0 += beta * elem_to_f32(c[0], BF16);
-                    if (two) v1 += beta * elem_to_f32(c[1], BF16);
+                const int m = m0 + i * MMA_M + plan_mma_c_row(lane, 2 * h);
+                const int n = n0 + j * MMA_N + plan_mma_c_col(lane, 0);
+                float v0 = p->alpha * acc[i][j][2 * h], v1 = p->alpha * acc[i][j][2 * h + 1];
+                if (m >= p->M || n >= p->N) continue;
+                uint16_t *c = p->C + (long long)m * p->ldc + n;
+                const int two = n + 1 < p->N;
+                if (p->beta != 0.0f) {
+                    v0 += p->beta * elem_to_f32(c[0], BF16);
+                    if (two) v1 += p->beta * elem_to_f32(c[1], BF16);
                 }
-                if (two && pair_ok) {
-                    *(uint32_t *)c = (uint32_t)f32_to_elem(v0, BF16) |
-                                     ((uint32_t)f32_to_elem(v1, BF16) << 16);
+                if (two && p->pair_ok) {
+                    *(uint32_t *)c = f32x2_to_pair(v0, v1, BF16);
                 } else {
                     c[0] = f32_to_elem(v0, BF16);
                     if (two) c[1] = f32_to_elem(v1, BF16);
@@ -150,139 +276,31 @@ static __device__ __forceinline__ void store_c(const float acc[MI][NI][4], int M
             }
 }
 
-/* C tile (BLK_M, BLK_N) at (blockIdx.y, blockIdx.x). 4 warps, warp w owns the 64x64 block
- * (w / WARPS_N, w % WARPS_N) of it; acc[mi][ni][0..3] is the C fragment of atom (mi, ni). */
-template <int BF16, int PAD, int BK>
-__global__ void __launch_bounds__(NTHREADS)
-gemm_mma(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long long lda,
-         const uint16_t *__restrict__ B, long long ldb, float beta, uint16_t *C,
-         long long ldc) {
+/* ---- the kernel ----------------------------------------------------------------------------
+ * One CTA per (BM, BN) tile of C at (blockIdx.y, blockIdx.x). Warp w owns the (WTM, WTN) =
+ * (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of it; acc[i][j][0..3] is the C
+ * fragment of MMA atom (i, j) of that block. Dynamic smem: sA (BM,BK,STAGES), sB (BN,BK,STAGES),
+ * each stage's rows padded (plan_smem_offset). */
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_mma(kargs p) {
     enum {
-        KSTEPS = BK / MMA_K,                           /* k-steps per K tile (4 for BK = 64) */
-        SROW = BK + PAD                                /* smem row length in halves */
+        NT = 32 * WARPS_M * WARPS_N,
+        WTM = BM / WARPS_M, WTN = BN / WARPS_N,
+        MI = WTM / MMA_M, NI = WTN / MMA_N, /* atoms per warp along M and N */
+        KSTEPS = BK / MMA_K,
+        RSTEP = NT / (BK / 8) /* rows between a thread's copies */
     };
-    /* 2 stages of (BLK_M + BLK_N) rows of SROW halves: more than the 48 KiB a static
-     * __shared__ array may have, so the buffer is dynamic (size set at launch) */
-    extern __shared__ __align__(16) uint16_t smem[];
-    uint16_t(*sA)[BLK_M * SROW] = (uint16_t(*)[BLK_M * SROW])smem;          /* (BLK_M,BK,stage) */
-    uint16_t(*sB)[BLK_N * SROW] = (uint16_t(*)[BLK_N * SROW])(smem + STAGES * BLK_M * SROW);
+    static_assert(NI % 2 == 0 && KSTEPS % 2 == 0, "B is loaded two atoms at a time");
+    static_assert(STAGES >= 2, "the ring needs a stage to compute and one to fill");
+    static_assert(BM % RSTEP == 0 && BN % RSTEP == 0, "copy plan must tile A and B");
+    extern __shared__ __align__(128) uint16_t smem[];
+    const uint32_t sA_u = ptx_smem_u32(smem);
+    const uint32_t sB_u = ptx_smem_u32(smem + STAGES * BM * SROW(BK));
 
-    const int lane = threadIdx.x % 32;
-    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm = warp / WARPS_N, wn = warp % WARPS_N;
-    const int m0 = blockIdx.y * BLK_M, n0 = blockIdx.x * BLK_N;
-    const uint16_t *gA = A + (long long)m0 * lda;     /* (BLK_M,K) rows of this CTA */
-    const uint16_t *gB = B + (long long)n0 * ldb;     /* (BLK_N,K) */
-    const int ktiles = (K + BK - 1) / BK;
-
-    float acc[MI][NI][4];                              /* (MI,NI) atoms x 4 values */
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
-
-    /* ldmatrix.x4 row addresses (element offsets inside one stage).
-     * A: lane l reads row l%16 of the warp's 16-row block, 8-column half l/16, so the four
-     *    8x8 matrices are (rows 0-7,k 0-7) (8-15,0-7) (0-7,8-15) (8-15,8-15) = a0a1..a6a7.
-     * B: lane l reads row n = (l%8) + 8*(l/16), half (l/8)%2, so matrices are
-     *    (n 0-7,k 0-7) (n 0-7,k 8-15) (n 8-15,k 0-7) (n 8-15,k 8-15) = b0b1,b2b3 of two atoms. */
-    const int a_off = (wm * WARP_M + lane % 16) * SROW + (lane / 16) * 8;
-    const int b_off = (wn * WARP_N + lane % 8 + 8 * (lane / 16)) * SROW + ((lane / 8) % 2) * 8;
-
-    /* prologue: tile 0 into stage 0 */
-    load_tile<BLK_M, SROW, BK>(sA[0], gA, lda, M - m0, K, A);
-    load_tile<BLK_N, SROW, BK>(sB[0], gB, ldb, N - n0, K, B);
-    ptx_cp_async_commit();
-
-    for (int kt = 0; kt < ktiles; ++kt) {
-        const int cur = kt % STAGES;
-        if (kt + 1 < ktiles) {                         /* prefetch tile kt+1 into the other stage */
-            const int k1 = (kt + 1) * BK;
-            load_tile<BLK_M, SROW, BK>(sA[cur ^ 1], gA + k1, lda, M - m0, K - k1, A);
-            load_tile<BLK_N, SROW, BK>(sB[cur ^ 1], gB + k1, ldb, N - n0, K - k1, B);
-            ptx_cp_async_commit();
-            PTX_CP_ASYNC_WAIT(1);                      /* tile kt has landed, kt+1 in flight */
-        } else {
-            PTX_CP_ASYNC_WAIT(0);
-        }
-        __syncthreads();                               /* everyone's copies of tile kt visible */
-
-        const uint32_t sa = ptx_smem_u32(sA[cur]), sb = ptx_smem_u32(sB[cur]);
-#pragma unroll
-        for (int kk = 0; kk < KSTEPS; ++kk) {
-            uint32_t ra[MI][4], rb[NI][2];             /* fragments of this k-step */
-#pragma unroll
-            for (int i = 0; i < MI; ++i)
-                ptx_ldmatrix_x4(ra[i], sa + 2 * (a_off + i * MMA_M * SROW + kk * MMA_K));
-#pragma unroll
-            for (int j = 0; j < NI; j += 2) {
-                uint32_t r[4];
-                ptx_ldmatrix_x4(r, sb + 2 * (b_off + j * MMA_N * SROW + kk * MMA_K));
-                rb[j][0] = r[0]; rb[j][1] = r[1]; rb[j + 1][0] = r[2]; rb[j + 1][1] = r[3];
-            }
-#pragma unroll
-            for (int i = 0; i < MI; ++i)
-#pragma unroll
-                for (int j = 0; j < NI; ++j) {
-                    if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[i], rb[j]);
-                    else      ptx_mma_m16n8k16_f16(acc[i][j], ra[i], rb[j]);
-                }
-        }
-        __syncthreads();                               /* stage cur is free for tile kt+2 */
-    }
-
-    store_c<BF16>(acc, M, N, alpha, beta, C, ldc, m0 + wm * WARP_M, n0 + wn * WARP_N, lane);
-}
-
-/* ---- the default (padded_128x256x128; also padded_128x256): a wider CTA tile, a tighter loop
- * Same warp tile and atoms, same padded smem, same 2 stages as gemm_mma; the CTA tile is
- * BLK_M x (WN * WARP_N) with WARPS_M x WN warps (WN = 4: 128 x 256, 8 warps), and the schedule
- * changes:
- *  1. One __syncthreads per K tile (at its last k-step) instead of two. The barrier says both
- *     "tile kt+1 has landed everywhere" and "every warp has finished reading stage kt%2", so
- *     the copies of tile kt+2 go into stage kt%2 right after it: they have a whole K tile of
- *     MMAs to land in, as in the simple kernel.
- *  2. Fragments double-buffered: the ldmatrix of k-step kk+1 are issued before the MMAs of
- *     k-step kk (at the last k-step, those of the next tile's k-step 0), so no MMA waits for
- *     shared memory. Costs 64 registers (two fragment buffers).
- *  3. The K loop is unrolled by the 2 stages: stage offsets become immediates.
- *  4. While the tile being copied lies wholly inside A and B, its copies take no predicates:
- *     one pointer per operand and a 32-bit row step (the predicated copies of load_tile cost
- *     ~15 instructions each). The loop exists twice: interior, and edge/last tiles.
- * The MMAs of a k-step run in serpentine order (row i even: j up, odd: j down), so the B
- * fragment at each turn is reused at once.
- * BK = 128 (the default, padded_128x256x128) gives the copies of a K tile 8 k-steps to land
- * instead of 4 and halves the barriers per K; BK = 64 is the step before it (padded_128x256). */
-template <int BF16, int WN, int BK>
-__global__ void __launch_bounds__(32 * WARPS_M * WN)
-gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, long long lda,
-            const uint16_t *__restrict__ B, long long ldb, float beta, uint16_t *C,
-            long long ldc) {
-    enum {
-        BN = WN * WARP_N, NT = 32 * WARPS_M * WN,         /* CTA tile BLK_M x BN, NT threads */
-        KSTEPS = BK / MMA_K, SROW = BK + PAD_HALVES,
-        A_STAGE = BLK_M * SROW, B_STAGE = BN * SROW,   /* halves per stage */
-        RSTEP = NT / (BK / 8),                            /* rows between a thread's copies */
-        NA = BLK_M / RSTEP, NB = BN / RSTEP               /* copies per thread and tile */
-    };
-    static_assert(KSTEPS % 2 == 0, "the fragment buffer of k-step 0 must be buffer 0");
-    static_assert(NT % (BK / 8) == 0 && BLK_M % RSTEP == 0 && BN % RSTEP == 0,
-                  "the copy plan must tile A and B");
-    extern __shared__ __align__(16) uint16_t smem[];
-    uint16_t *sA = smem;                                   /* (BLK_M,SROW,stage) */
-    uint16_t *sB = smem + STAGES * A_STAGE;                /* (BN,SROW,stage) */
-    const uint32_t sA_u = ptx_smem_u32(sA), sB_u = ptx_smem_u32(sB);
-
-    const int lane = threadIdx.x % 32;
-    const int warp = threadIdx.x / 32;
-    const int wm = warp / WN, wn = warp % WN;
-    const int tm = blockIdx.y, tn = blockIdx.x;            /* this CTA's tile of C */
-    const int m0 = tm * BLK_M, n0 = tn * BN;
-    const uint16_t *gA = A + (long long)m0 * lda;          /* (BLK_M,K) */
-    const uint16_t *gB = B + (long long)n0 * ldb;          /* (BN,K) */
-    const int ktiles = (K + BK - 1) / BK;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int ktiles = (p.K + BK - 1) / BK;
 
     float acc[MI][NI][4];
 #pragma unroll
@@ -292,230 +310,157 @@ gemm_mma_db(int M, int N, int K, float alpha, const uint16_t *__restrict__ A, lo
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
 
-    /* ldmatrix row addresses in bytes, stage 0, k-step 0 (same lanes as gemm_mma) */
-    const uint32_t a_frag = sA_u + 2 * ((wm * WARP_M + lane % 16) * SROW + (lane / 16) * 8);
-    const uint32_t b_frag =
-        sB_u + 2 * ((wn * WARP_N + lane % 8 + 8 * (lane / 16)) * SROW + ((lane / 8) % 2) * 8);
-    uint32_t ra[2][MI][4], rb[2][NI][2];                   /* fragments, two k-steps */
+    frag_addr fa;
+    fa.a = sA_u + 2 * (wm * WTM) * SROW(BK);
+    fa.b = sB_u + 2 * (wn * WTN) * SROW(BK);
+    fa.a_lane = 2 * SMEM_OFFSET(plan_ldsm_a_row(lane), 8 * plan_ldsm_a_chunk(lane), BK);
+    fa.b_lane = 2 * SMEM_OFFSET(plan_ldsm_b_row(lane), 8 * plan_ldsm_b_chunk(lane), BK);
+    uint32_t ra[2][MI][4], rb[2][NI][2]; /* fragments, double-buffered over k-steps */
 
-    /* copy plan: copy i of this thread is row crow + i*RSTEP, chunk column ccol (the chunk
-     * load_tile numbers idx = tid + i*NT); the smem offsets of copies i differ by
-     * constants, the gmem ones by i row steps */
-    const int crow = threadIdx.x / (BK / 8), ccol = (threadIdx.x % (BK / 8)) * 8;
-    const uint16_t *ca = gA + (long long)crow * lda + ccol;
-    const uint16_t *cb = gB + (long long)crow * ldb + ccol;
-    const uint32_t ca_rowb = (uint32_t)(RSTEP * lda * 2), cb_rowb = (uint32_t)(RSTEP * ldb * 2);
-    const uint32_t cs_a = sA_u + 2 * (crow * SROW + ccol), cs_b = sB_u + 2 * (crow * SROW + ccol);
-    /* predicated copies: rows left below copy 0 (copy i is valid if i*RSTEP < rows), steps */
-    const int a_rows = M - m0 - crow, b_rows = N - n0 - crow;
-    const long long a_step = RSTEP * lda, b_step = RSTEP * ldb;
-    /* tiles [0, kfull) lie inside A and B for this CTA (and row offsets fit 32 bits) */
-    const int kfull = m0 + BLK_M <= M && n0 + BN <= N &&
-                              (long long)BLK_M * lda < (1LL << 30) &&
-                              (long long)BN * ldb < (1LL << 30)
-                          ? K / BK : 0;
+    /* this thread's copy plan (see copy_range) */
+    copy_state cs;
+    const int crow = plan_copy_row(threadIdx.x, 0, NT, BK); /* this thread's copy-0 row */
+    cs.col = plan_copy_chunk(threadIdx.x, 0, NT, BK) * 8;
+    cs.a_step = (long long)RSTEP * p.lda;
+    cs.b_step = (long long)RSTEP * p.ldb;
+    cs.a_rowb = (uint32_t)(2 * cs.a_step);
+    cs.b_rowb = (uint32_t)(2 * cs.b_step);
+    cs.sa = sA_u + 2 * SMEM_OFFSET(crow, cs.col, BK);
+    cs.sb = sB_u + 2 * SMEM_OFFSET(crow, cs.col, BK);
+    cs.a_rows = p.M - m0 - crow;
+    cs.b_rows = p.N - n0 - crow;
+    cs.a = p.A + (long long)(m0 + crow) * p.lda + cs.col;
+    cs.b = p.B + (long long)(n0 + crow) * p.ldb + cs.col;
+    /* K tiles [0, kfull) lie inside A and B (and their row offsets fit 32 bits) */
+    const int kfull = p.rows32 && m0 + BM <= p.M && n0 + BN <= p.N ? p.K / BK : 0;
 
-/* fragments of k-step kk of stage st into buffer buf */
-#define DB_FRAGS(buf, st, kk)                                                                  \
-    do {                                                                                       \
-        const uint32_t a_ = a_frag + (st) * (2 * A_STAGE) + (kk) * (2 * MMA_K);               \
-        const uint32_t b_ = b_frag + (st) * (2 * B_STAGE) + (kk) * (2 * MMA_K);               \
-        _Pragma("unroll") for (int i_ = 0; i_ < MI; ++i_)                                      \
-            ptx_ldmatrix_x4(ra[buf][i_], a_ + i_ * (2 * MMA_M * SROW));                        \
-        _Pragma("unroll") for (int j_ = 0; j_ < NI; j_ += 2) {                                 \
-            uint32_t r_[4];                                                                    \
-            ptx_ldmatrix_x4(r_, b_ + j_ * (2 * MMA_N * SROW));                                 \
-            rb[buf][j_][0] = r_[0]; rb[buf][j_][1] = r_[1];                                    \
-            rb[buf][j_ + 1][0] = r_[2]; rb[buf][j_ + 1][1] = r_[3];                            \
-        }                                                                                      \
-    } while (0)
-/* all copies of K tile kt into stage st, then commit (an empty group past the end of K) */
-#define DB_COPIES(st, kt, INT)                                                                 \
-    do {                                                                                       \
-        if (INT) {                                                                             \
-            const uint16_t *pa_ = ca + (kt) * BK, *pb_ = cb + (kt) * BK;                       \
-            _Pragma("unroll") for (int i_ = 0; i_ < NA; ++i_)                                  \
-                ptx_cp_async_cg16_row(cs_a + (st) * (2 * A_STAGE) + i_ * (2 * RSTEP * SROW),   \
-                                      pa_, ca_rowb, i_);                                       \
-            _Pragma("unroll") for (int i_ = 0; i_ < NB; ++i_)                                  \
-                ptx_cp_async_cg16_row(cs_b + (st) * (2 * B_STAGE) + i_ * (2 * RSTEP * SROW),   \
-                                      pb_, cb_rowb, i_);                                       \
-        } else if ((kt) < ktiles) {                                                            \
-            int kb_ = 2 * (K - (kt) * BK - ccol); /* bytes of this chunk inside K */           \
-            kb_ = kb_ < 0 ? 0 : (kb_ > 16 ? 16 : kb_);                                         \
-            const uint16_t *pa_ = ca + (kt) * BK, *pb_ = cb + (kt) * BK;                       \
-            _Pragma("unroll") for (int i_ = 0; i_ < NA; ++i_) {                                \
-                const int n_ = i_ * RSTEP < a_rows ? kb_ : 0;                                  \
-                ptx_cp_async_cg16(cs_a + (st) * (2 * A_STAGE) + i_ * (2 * RSTEP * SROW),       \
-                                  n_ ? pa_ : A, n_);                                           \
-                pa_ += a_step;                                                                 \
-            }                                                                                  \
-            _Pragma("unroll") for (int i_ = 0; i_ < NB; ++i_) {                                \
-                const int n_ = i_ * RSTEP < b_rows ? kb_ : 0;                                  \
-                ptx_cp_async_cg16(cs_b + (st) * (2 * B_STAGE) + i_ * (2 * RSTEP * SROW),       \
-                                  n_ ? pb_ : B, n_);                                           \
-                pb_ += b_step;                                                                 \
-            }                                                                                  \
-        }                                                                                      \
-        ptx_cp_async_commit();                                                                 \
-    } while (0)
-/* K tile kt from stage cur (a constant). INT: the copies of tile kt+2 are interior. At the
- * last k-step: wait for tile kt+1, barrier, its first fragments, copies of kt+2 into cur. */
-#define DB_K_TILE(cur, INT)                                                                    \
-    _Pragma("unroll") for (int kk = 0; kk < KSTEPS; ++kk) {                                    \
-        if (kk < KSTEPS - 1) {                                                                 \
-            DB_FRAGS((kk + 1) % 2, cur, kk + 1);                                               \
-        } else if ((INT) || kt + 1 < ktiles) {                                                 \
-            PTX_CP_ASYNC_WAIT(0);                                                              \
-            __syncthreads();                                                                   \
-            DB_FRAGS(0, (cur) ^ 1, 0);                                                         \
-            DB_COPIES(cur, kt + 2, INT);                                                       \
-        }                                                                                      \
-        _Pragma("unroll") for (int i = 0; i < MI; ++i)                                         \
-        _Pragma("unroll") for (int jj = 0; jj < NI; ++jj) {                                    \
-            const int j = i % 2 ? NI - 1 - jj : jj;                                            \
-            if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);          \
-            else      ptx_mma_m16n8k16_f16(acc[i][j], ra[kk % 2][i], rb[kk % 2][j]);           \
-        }                                                                                      \
+    /* prologue: the first STAGES-1 K tiles in flight, wait for the first, its fragments */
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; ++st) {
+        if (st < ktiles) copy_range<BM, BN, BK, NT>(&cs, 0, BM / RSTEP + BN / RSTEP, st, st, p.K, p.A);
+        ptx_cp_async_commit();
     }
-
-    /* prologue: tiles 0 and 1 in flight, wait for tile 0, its first fragments */
-    DB_COPIES(0, 0, 0);
-    DB_COPIES(1, 1, 0);
-    PTX_CP_ASYNC_WAIT(1);
+    PTX_CP_ASYNC_WAIT(STAGES - 2);
     __syncthreads();
-    DB_FRAGS(0, 0, 0);
+    int rd = 0;          /* stage being computed */
+    int wr = STAGES - 1; /* stage the copies fill next */
+    if (ktiles > 0) load_frags<MI, NI, BM, BN, BK>(ra[0], rb[0], &fa, 0, 0);
 
+    /* The steady state: while the K tile being copied (kt + STAGES - 1) lies inside A and B,
+     * its copies need no predicates and a next K tile surely follows. This loop must carry no
+     * more live state than kt (few live registers: ptxas then spreads the ldmatrix loads
+     * evenly between the MMAs; notes/perf.md, run 16). The last STAGES-1 K tiles, and every K
+     * tile of an edge CTA, take the predicated copies in the second loop. */
     int kt = 0;
-    for (; kt + 3 < kfull; kt += 2) { /* while tiles kt+2 and kt+3 (copied here) are interior */
-        DB_K_TILE(0, 1)
-        ++kt;
-        DB_K_TILE(1, 1)
-        --kt;
-    }
-    for (; kt + 1 < ktiles; kt += 2) {
-        DB_K_TILE(0, 0)
-        ++kt;
-        DB_K_TILE(1, 0)
-        --kt;
-    }
-    if (kt < ktiles) { DB_K_TILE(0, 0) }
-#undef DB_K_TILE
-#undef DB_COPIES
-#undef DB_FRAGS
-    ptx_cp_async_wait_all(); /* only empty groups can be left */
+    const int kt_interior = kfull - (STAGES - 1); /* K tiles of the steady state */
+    for (; kt < kt_interior; ++kt)
+        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 1>(acc, ra, rb, &cs, &fa, &rd, &wr,
+                                                        kt + STAGES - 1, 1, &p);
+    for (; kt < ktiles; ++kt)
+        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 0>(acc, ra, rb, &cs, &fa, &rd, &wr,
+                                                        kt + STAGES - 1, kt + 1 < ktiles, &p);
+    ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 
-    store_c<BF16>(acc, M, N, alpha, beta, C, ldc, m0 + wm * WARP_M, n0 + wn * WARP_N, lane);
+    store_c<BF16, MI, NI>(acc, &p, m0 + wm * WTM, n0 + wn * WTN, lane);
 }
 
-typedef void (*mma_kernel)(int, int, int, float, const uint16_t *, long long, const uint16_t *,
-                           long long, float, uint16_t *, long long);
+/* Dynamic smem of one CTA in bytes: STAGES x (BM + BN) rows of the smem tile. */
+static size_t smem_bytes(int bm, int bn, int bk, int stages) {
+    return (size_t)stages * (bm + bn) * SROW(bk) * 2;
+}
 
-/* Launches `kernel` with one CTA of `threads` threads per bm x bn tile of C (grid
- * (ceil(N/bn), ceil(M/bm))) and `smem` bytes of dynamic shared memory, opted in first (more
- * than 48 KiB needs cudaFuncAttributeMaxDynamicSharedMemorySize; CUDA C++ Programming Guide,
- * "Shared Memory"). Returns the first CUDA error. */
-static cudaError_t launch_tiles(mma_kernel kernel, int bm, int bn, int threads, size_t smem,
-                                const gemm_problem *p, cudaStream_t s) {
+/* Sets the dynamic smem limit and launches one instantiation, one CTA per tile of C (grid
+ * (ceil(N/BN), ceil(M/BM))). Returns the first CUDA error. */
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
+    const size_t smem = smem_bytes(BM, BN, BK, STAGES);
+    void (*kernel)(kargs) = gemm_mma<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
-    const dim3 grid((unsigned)((p->n + bn - 1) / bn), (unsigned)((p->m + bm - 1) / bm));
-    kernel<<<grid, dim3(threads), smem, s>>>(p->m, p->n, p->k, p->alpha, (const uint16_t *)p->A,
-                                              p->lda, (const uint16_t *)p->B, p->ldb, p->beta,
-                                              (uint16_t *)p->C, p->ldc);
+    const dim3 grid((unsigned)((a->N + BN - 1) / BN), (unsigned)((a->M + BM - 1) / BM));
+    kernel<<<grid, dim3(32 * WARPS_M * WARPS_N), smem, s>>>(*a);
     return cudaGetLastError();
 }
 
-template <int BF16, int PAD, int BK>
-static cudaError_t launch_one(const gemm_problem *p, cudaStream_t s) {
-    const size_t smem = (size_t)STAGES * (BLK_M + BLK_N) * (BK + PAD) * 2;
-    return launch_tiles(gemm_mma<BF16, PAD, BK>, BLK_M, BLK_N, NTHREADS, smem, p, s);
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
+    kargs a;
+    a.M = p->m; a.N = p->n; a.K = p->k;
+    a.alpha = p->alpha; a.beta = p->beta;
+    a.A = (const uint16_t *)p->A; a.B = (const uint16_t *)p->B; a.C = (uint16_t *)p->C;
+    a.lda = p->lda; a.ldb = p->ldb; a.ldc = p->ldc;
+    a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
+    a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
+    return p->dtype == GEMM_BF16 ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, s)
+                                 : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, s);
 }
 
-template <int PAD, int BK>
-static cudaError_t launch_mma(const gemm_problem *p, cudaStream_t s) {
-    return p->dtype == GEMM_BF16 ? launch_one<1, PAD, BK>(p, s) : launch_one<0, PAD, BK>(p, s);
-}
-
-static cudaError_t launch_padded(const gemm_problem *p, cudaStream_t s) {
-    return launch_mma<PAD_HALVES, BLK_K>(p, s);
-}
-static cudaError_t launch_unpadded(const gemm_problem *p, cudaStream_t s) {
-    return launch_mma<0, BLK_K>(p, s);
-}
-static cudaError_t launch_padded_k32(const gemm_problem *p, cudaStream_t s) {
-    return launch_mma<PAD_HALVES, 32>(p, s);
-}
-
-/* Dynamic shared memory of gemm_mma_db<*, WN, BK>: STAGES x (BLK_M + WN*WARP_N) padded rows. */
-static size_t db_smem_bytes(int wn, int bk) {
-    return (size_t)STAGES * (BLK_M + wn * WARP_N) * (bk + PAD_HALVES) * 2;
-}
-
-template <int BF16, int WN, int BK>
-static cudaError_t launch_db_one(const gemm_problem *p, cudaStream_t s) {
-    const size_t smem = db_smem_bytes(WN, BK);
-    return launch_tiles(gemm_mma_db<BF16, WN, BK>, BLK_M, WN * WARP_N, 32 * WARPS_M * WN, smem,
-                        p, s);
-}
-template <int WN, int BK>
-static cudaError_t launch_db(const gemm_problem *p, cudaStream_t s) {
-    return p->dtype == GEMM_BF16 ? launch_db_one<1, WN, BK>(p, s) : launch_db_one<0, WN, BK>(p, s);
-}
 static cudaError_t launch_padded_128x256x128(const gemm_problem *p, cudaStream_t s) {
-    return launch_db<4, 128>(p, s);
+    return launch_cfg<128, 256, 128, 2, 4, 2>(p, s);
 }
 static cudaError_t launch_padded_128x256(const gemm_problem *p, cudaStream_t s) {
-    return launch_db<4, BLK_K>(p, s);
+    return launch_cfg<128, 256, 64, 2, 4, 2>(p, s);
 }
 
-/* Beyond the harness's own checks (dtype, layout, align = 8). */
-static const char *check_mma(const gemm_problem *p) {
-    if (!p->a_kmajor || !p->b_kmajor)
-        return "lesson 05 needs A and B K-major (layout TN); lesson 06 takes every layout";
-    if ((p->m + BLK_M - 1) / BLK_M > 65535)
-        return "M must be at most 8388480 (grid.y limit of 65535 CTAs of 128 rows)";
-    return NULL;
-}
-/* The 128x256 kernels take more shared memory per CTA than some GPUs allow (cudaDevAttr-
- * MaxSharedMemoryPerBlockOptin: 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89;
- * CUDA C++ Programming Guide, "Features and Technical Specifications"). Refuse there, naming
- * a variant that fits. Without a usable device the query fails and the harness reports that. */
-static const char *check_smem(const gemm_problem *p, size_t bytes, const char *why) {
+#include "first.cuh" /* the first kernel: variants padded, unpadded, padded_k32 */
+
+/* every variant's dynamic smem (the one table of it; its configurations are those of the
+ * launch_* functions above), largest first */
+static const struct { const char *name; size_t smem; } by_smem[] = {
+    {"padded_128x256x128", smem_bytes(128, 256, 128, 2)}, /* 208,896 B */
+    {"padded_128x256", smem_bytes(128, 256, 64, 2)},      /* 110,592 B */
+    {"padded", first_smem_bytes(PAD_HALVES, 64)},         /*  73,728 B */
+    {"unpadded", first_smem_bytes(0, 64)},                /*  65,536 B */
+    {"padded_k32", first_smem_bytes(PAD_HALVES, 32)}};    /*  40,960 B */
+
+/* Beyond the harness's own checks (dtype, align = 8). A variant whose CTA needs more shared
+ * memory than this GPU gives one block (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on
+ * sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89; CUDA C++ Programming Guide, "Features and
+ * Technical Specifications") is refused before launch, naming the largest variant that fits.
+ * Without a usable device the query fails and the harness reports that. */
+static const char *check_variant(const gemm_problem *p, const char *name) {
+    static char why[160];
     int dev, optin;
+    size_t smem = 0;
+    for (size_t i = 0; i < sizeof by_smem / sizeof by_smem[0]; ++i)
+        if (strcmp(by_smem[i].name, name) == 0) smem = by_smem[i].smem;
+    if (!p->a_kmajor || !p->b_kmajor)
+        return "needs A and B K-major (layout TN); lesson 08 takes every layout";
+    if ((p->m + 127) / 128 > 65535)
+        return "M must be at most 8388480 (grid.y holds 65535 tiles of 128 rows); lesson 08 "
+               "takes any M";
     if (cudaGetDevice(&dev) == cudaSuccess &&
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
             cudaSuccess &&
-        (size_t)optin < bytes)
+        (size_t)optin < smem) {
+        const char *fits = NULL;
+        for (size_t i = 0; i < sizeof by_smem / sizeof by_smem[0] && !fits; ++i)
+            if (by_smem[i].smem <= (size_t)optin) fits = by_smem[i].name;
+        snprintf(why, sizeof why, "needs %zu KiB of shared memory per CTA, this GPU allows %d KiB%s%s",
+                 smem / 1024, optin / 1024, fits ? "; try --variant " : "", fits ? fits : "");
         return why;
-    return check_mma(p);
+    }
+    return NULL;
 }
-static const char *check_128x256x128(const gemm_problem *p) {
-    return check_smem(p, db_smem_bytes(4, 128), /* 208,896 B */
-                      "needs 204 KiB of shared memory per CTA, more than this GPU allows; "
-                      "try --variant padded_128x256 or padded");
-}
-static const char *check_128x256(const gemm_problem *p) {
-    return check_smem(p, db_smem_bytes(4, BLK_K), /* 110,592 B */
-                      "needs 108 KiB of shared memory per CTA, more than this GPU allows; "
-                      "try --variant padded");
-}
+#define CHECK(name) \
+    static const char *check_##name(const gemm_problem *p) { return check_variant(p, #name); }
+CHECK(padded_128x256x128)
+CHECK(padded_128x256)
+CHECK(padded)
+CHECK(unpadded)
+CHECK(padded_k32)
+#undef CHECK
 
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
+#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 8, check_##name, launch_##name}
 
 static const gemm_variant variants[] = {
-    {"padded_128x256x128", "128x256x128 CTA, 2x4 warps of 64x64, padded, 2 stages, 1 barrier/K "
-                           "tile, fragments double-buffered, unpredicated interior copies",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_128x256x128, launch_padded_128x256x128},
-    {"padded_128x256", "as padded_128x256x128 with BLK_K = 64 (108 KiB smem)",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_128x256, launch_padded_128x256},
-    {"padded", "128x128x64 CTA, 2x2 warps of 64x64, 2-stage cp.async, smem rows padded by 8",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded},
-    {"unpadded", "same kernel without padding: 8-way bank conflicts on every ldmatrix",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_unpadded},
-    {"padded_k32", "128x128x32 CTA (BLK_K = 32), otherwise as padded",
-     DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 8, check_mma, launch_padded_k32},
+    V(padded_128x256x128, "8 warps (2x4) of 64x64, 2-stage cp.async, padded rows, 204 KiB smem"),
+    V(padded_128x256, "8 warps (2x4) of 64x64, 2-stage cp.async, padded rows, 108 KiB smem"),
+    V(padded, "first kernel: 4 warps (2x2) of 64x64, BK 64, 2 barriers/K tile, padded rows"),
+    V(unpadded, "first kernel without padding: 8-way bank conflicts on every ldmatrix"),
+    V(padded_k32, "first kernel with BK = 32 (rows of 40 halves)"),
 };
 
 static const gemm_lesson lesson = {"05_mma", "Tensor Cores: ldmatrix + mma.sync m16n8k16",

@@ -28,7 +28,10 @@ pass=0; fail=0; refused=0
 run_case() { # may_refuse lesson args...
     local may_refuse=$1 l=$2; shift 2
     local out rc
-    out=$("$BUILD/$l/run" "$@" 2>&1); rc=$?
+    # a hang (e.g. a lost mbarrier phase) is killed after GPU_CASE_TIMEOUT seconds and fails
+    out=$(timeout -s KILL "${GPU_CASE_TIMEOUT:-300}" "$BUILD/$l/run" "$@" 2>&1); rc=$?
+    [ $rc = 137 ] && out="$out
+FAIL: killed after ${GPU_CASE_TIMEOUT:-300} s (hang?)"
     printf '\n### %s %s (exit %d)\n%s\n' "$l" "$*" "$rc" "$out" >> "$LOG"
     if [ $rc = 0 ]; then
         pass=$((pass+1)); echo "ok      $l $*"

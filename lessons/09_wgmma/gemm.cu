@@ -1,0 +1,575 @@
+/* Lesson 09 - Hopper's own Tensor Core path: TMA + mbarrier + wgmma, then warp specialization.
+ *
+ * What this lesson shows: lesson 06's kernel feeds the Tensor Cores with mma.sync, a warp-wide
+ * instruction whose operands sit in registers: every warp must first ldmatrix its fragments out
+ * of shared memory, and the instruction stream of each warp carries the loads, the address
+ * arithmetic and the MMAs. On Hopper that path tops out well below the chip (tools/probe
+ * measures the mma.sync ceiling). Hopper adds three engines that take the work off the warps:
+ *   TMA      one thread describes a whole tile copy (a tensor map made on the host with
+ *            cuTensorMapEncodeTiled); the copy engine moves it into shared memory, swizzled,
+ *            zero-filling what lies outside the matrix, and counts the bytes on an mbarrier;
+ *   mbarrier a shared-memory barrier that completes when its arrivals AND its expected bytes
+ *            have come: "the tile has landed" without any thread polling the copy;
+ *   wgmma    a warpgroup (4 warps, 128 threads) multiplies a 64 x 256 x 16 block with both
+ *            operands read straight from shared memory (described by 64-bit descriptors),
+ *            asynchronously: issue, go on, wait later.
+ * The steps (variants, in teaching order; each adds one idea to the one before):
+ *   1wg_1stage        one warpgroup, one smem stage: load a K tile with TMA, wait on the
+ *                     mbarrier, 4 wgmma, wait, reload. CTA tile 64x256x64.
+ *   1wg_4stage        + a ring of 4 stages with full/empty mbarriers: the TMA for K tile
+ *                     t+4 is issued while tile t is multiplied.
+ *   ws_2wg_4stage     + warp specialization: a producer warpgroup (one thread issues every
+ *                     TMA) and two consumer warpgroups (128x256 CTA tile), setmaxnreg moves
+ *                     registers from the producer to the consumers.
+ *   ws_persistent     + persistent CTAs: one CTA per SM walks tiles in grouped-raster order;
+ *                     the producer runs ahead into the next tile while consumers store C.
+ *   ws_persistent_tma_store  + C leaves through swizzled smem and TMA stores.
+ *   ws_cluster2       + clusters of 2 CTAs: each loads half of the shared B tile and
+ *                     multicasts it to both (the default).
+ * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
+ * stored with clipped TMA stores, or from the registers with predication when ldc or C's
+ * alignment rule TMA out.
+ *
+ * Limits (refused before launch, never a wrong answer):
+ *   sm_90 (Hopper) only: wgmma and setmaxnreg exist in the sm_90a target alone;
+ *   layout TN only (A and B K-major): the other orders need transposed smem operands;
+ *   lda, ldb, ldc multiples of 8 elements and A, B, C 16-byte aligned: a TMA tensor map needs
+ *   16-byte row strides and base addresses (harness `align` = 8). Lesson 08 handles the rest.
+ *
+ * Build and run:   make lesson09 && ./run
+ *                  ./run --variant ws_cluster2 --dtype bf16 --size 4096x4096x4096
+ * The tensor maps come from the driver API function cuTensorMapEncodeTiled, reached through
+ * the runtime's cudaGetDriverEntryPointByVersion (no link against libcuda).
+ *
+ * Why templates: the variants differ in compile-time constants (consumer warpgroups, stages,
+ * warp specialization, persistence) that size register arrays and unroll loops, and fp16/bf16
+ * differ in the wgmma instruction. In plain C these would be macro-stamped copies.
+ *
+ * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <cuda.h> /* CUtensorMap and its enums (types only: the function comes at run time) */
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+#include "harness.h"
+#include "ptx.h"
+#include "ptx_sm90.h"
+#include "plan.h"
+
+/* Kernel arguments besides the two tensor maps. */
+typedef struct kargs {
+    int M, N, K;
+    int tiles_m, tiles_n, ktiles; /* CTA tiles along M, N; K tiles of 64 */
+    int group;                    /* tile rows per rasterization group */
+    float alpha, beta;
+    uint16_t *C;                  /* (M,N) row-major, ldc */
+    long long ldc;
+    int c_pairs;                  /* ldc even and C 4-byte aligned: two columns per store */
+    int c_tma;                    /* N, ldc multiples of 8, C 16-byte aligned: TMA stores of C */
+} kargs;
+
+/* ---- one configuration ---------------------------------------------------------------------
+ * CONSUMERS  consumer warpgroups (1 or 2): CTA tile (64*CONSUMERS) x 256 x 64
+ * STAGES     smem stages of the ring
+ * WS         0: the consumers' thread 0 also issues the TMA loads (in program order);
+ *            1: warpgroup 0 is the producer (one thread issues the loads; setmaxnreg gives
+ *               its registers to the consumers), warpgroups 1.. are the consumers
+ * PERSIST    1: CTAs (clusters) walk tiles blockIdx.x, +gridDim.x, ... (needs WS)
+ * EPI_TMA    1: C leaves through smem and TMA stores when a.c_tma (else, and with 0, it is
+ *               stored from the registers)
+ * CLUSTER    CTAs per thread-block cluster along M (1 or 2): the CTAs of a cluster compute
+ *            vertically adjacent tiles that need the same B tile; each loads 256/CLUSTER of
+ *            its rows and multicasts them into the smem of every CTA of the cluster.
+ *
+ * Shared memory of one CTA: STAGES x [ A tile (BLK_M,64) | B tile (256,64) ], each a 128-byte-
+ * swizzled K-major tile on a 1024-byte boundary, then (EPI_TMA) one C staging tile per
+ * consumer warpgroup ((64,128) 16-bit elements as two 128-byte-swizzled (64,64) boxes), then
+ * STAGES "full" and STAGES "empty" mbarriers (8 bytes each):
+ *   full[s]:  count 1 (this CTA's producer: arrive.expect_tx of the whole stage) + the stage's
+ *             bytes, from this CTA's TMA loads and (CLUSTER 2) the other CTA's multicast
+ *   empty[s]: count 4 * CONSUMERS * CLUSTER: lane 0 of every consumer warp of every CTA of
+ *             the cluster, once the wgmma that read the stage have finished (a multicast
+ *             writes the stage in all CTAs, so all of them must have released it) */
+template <int CONSUMERS_, int STAGES_, int WS_, int PERSIST_, int EPI_TMA_, int CLUSTER_>
+struct cfg {
+    static const int CONSUMERS = CONSUMERS_, STAGES = STAGES_, WS = WS_, PERSIST = PERSIST_;
+    static const int EPI_TMA = EPI_TMA_, CLUSTER = CLUSTER_;
+    static const int THREADS = 128 * (CONSUMERS + WS);
+    static const int BLK_M = CONSUMERS * P9_WG_M;
+    static const int A_BYTES = BLK_M * P9_ROW_BYTES;          /* (BLK_M,64) halves */
+    static const int B_BYTES = P9_BLK_N * P9_ROW_BYTES;       /* (256,64) halves */
+    static const int B_ROWS_PER_CTA = P9_BLK_N / CLUSTER;     /* rows of B each CTA loads */
+    static const int STAGE_BYTES = A_BYTES + B_BYTES;
+    static const int C_BYTES = P9_WG_M * 128 * 2;              /* one C staging tile: 16 KiB */
+    static const int SMEM = 1024 /* alignment slack */ + STAGES * STAGE_BYTES +
+                            (EPI_TMA ? CONSUMERS * C_BYTES : 0) + 16 * STAGES;
+    static_assert(!PERSIST || WS, "persistent CTAs need the producer warpgroup");
+    static_assert(CLUSTER == 1 || WS, "clusters need the producer warpgroup");
+};
+
+/* The smem addresses of one CTA's pipeline (32-bit shared-window addresses). */
+template <class CFG> struct pipe {
+    uint32_t base; /* stage 0, 1024-byte aligned */
+    __device__ uint32_t a(int s) const { return base + s * CFG::STAGE_BYTES; }
+    __device__ uint32_t b(int s) const { return a(s) + CFG::A_BYTES; }
+    __device__ uint32_t cstage(int c) const { /* consumer c's C staging tile */
+        return base + CFG::STAGES * CFG::STAGE_BYTES + c * CFG::C_BYTES;
+    }
+    __device__ uint32_t full(int s) const {
+        return cstage(CFG::EPI_TMA ? CFG::CONSUMERS : 0) + 8 * s;
+    }
+    __device__ uint32_t empty(int s) const { return full(CFG::STAGES) + 8 * s; }
+};
+
+/* Work item `w` of the CTA's sequence -> its tile (tile_m, tile_n). A cluster's CTAs take the
+ * tiles rank, rank + 1, ... of a column of CLUSTER tile rows: the raster runs over such
+ * groups of tile rows, and a CTA whose tile lies below the matrix (tiles_m not a multiple of
+ * CLUSTER) still loads and multicasts its part of B for the other, then stores nothing. */
+template <class CFG>
+static __device__ __forceinline__ void tile_coords(const kargs &a, int w, int rank, int *tm,
+                                                   int *tn) {
+    const int rows = (a.tiles_m + CFG::CLUSTER - 1) / CFG::CLUSTER;
+    p9_raster(w, rows, a.tiles_n, a.group, tm, tn);
+    *tm = *tm * CFG::CLUSTER + rank;
+}
+
+/* ---- producer: one thread issues the TMA loads -------------------------------------------
+ * K-iteration `it` of the CTA (counted over all its tiles) uses stage it % STAGES for the
+ * (it / STAGES)-th time. Before refilling the stage, wait until the consumers have released
+ * its previous use: the empty barrier's phase of parity ((it / STAGES) & 1) ^ 1. For the first
+ * STAGES iterations that is "the phase before phase 0", complete from the start. Then announce
+ * the stage's bytes and start the copies; they complete on full[s] (in every CTA of the
+ * cluster for the multicast part of B). Coordinates are (k, row) in elements; rows past M or N
+ * and k past K arrive as zeros. */
+template <class CFG>
+static __device__ __forceinline__ void produce(const pipe<CFG> &p, int it, int kt, int tm, int tn,
+                                               int rank, const CUtensorMap *tmA,
+                                               const CUtensorMap *tmB) {
+    const int s = it % CFG::STAGES;
+    ptx_mbar_wait(p.empty(s), ((it / CFG::STAGES) & 1) ^ 1);
+    ptx_mbar_arrive_expect_tx(p.full(s), CFG::STAGE_BYTES);
+    ptx_tma_load_2d(p.a(s), tmA, kt * P9_BLK_K, tm * CFG::BLK_M, p.full(s));
+    if (CFG::CLUSTER == 1) {
+        ptx_tma_load_2d(p.b(s), tmB, kt * P9_BLK_K, tn * P9_BLK_N, p.full(s));
+    } else {
+        const int part = rank * CFG::B_ROWS_PER_CTA; /* this CTA's rows of the B tile */
+        ptx_tma_load_2d_multicast(p.b(s) + part * P9_ROW_BYTES, tmB, kt * P9_BLK_K,
+                                  tn * P9_BLK_N + part, p.full(s), (1u << CFG::CLUSTER) - 1);
+    }
+}
+
+/* Releases stage s: lane 0 of each consumer warp arrives on empty[s] of every CTA of the
+ * cluster (its own included). */
+template <class CFG> static __device__ __forceinline__ void release(const pipe<CFG> &p, int s) {
+    if (threadIdx.x % 32 != 0) return;
+    if (CFG::CLUSTER == 1) {
+        ptx_mbar_arrive(p.empty(s));
+    } else {
+#pragma unroll
+        for (int r = 0; r < CFG::CLUSTER; ++r) ptx_mbar_arrive_cluster(p.empty(s), r);
+    }
+}
+
+/* ---- consumer: one warpgroup multiplies its 64-row slab of the K tile in stage s ----------
+ * 4 wgmma m64n256k16 (the 64-wide K tile in 16-wide steps: the descriptors advance by 32
+ * bytes), one commit group. With a ring (STAGES > 1) the group stays in flight while the
+ * warpgroup waits for the next K tile: wait_group 1 returns once the PREVIOUS K tile's group
+ * has finished reading its stage, and every warp's lane 0 then releases that stage
+ * (release_prev = 0 for a tile's first K tile). With one stage there is nothing to overlap:
+ * wait for this group and release its stage at once. */
+template <int BF16, class CFG>
+static __device__ __forceinline__ void consume(const pipe<CFG> &p, int it, int c, float *acc,
+                                               int release_prev) {
+    const int s = it % CFG::STAGES;
+    ptx_mbar_wait(p.full(s), (it / CFG::STAGES) & 1);
+    const uint64_t da = ptx_wgmma_desc_sw128(p.a(s) + c * P9_WG_M * P9_ROW_BYTES);
+    const uint64_t db = ptx_wgmma_desc_sw128(p.b(s));
+    ptx_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < P9_BLK_K / P9_MMA_K; ++kk) {
+        /* +2 in the descriptor = +32 bytes = the next 16 elements of every row */
+        if (BF16)
+            ptx_wgmma_m64n256k16_bf16(acc, da + 2 * kk, db + 2 * kk, 1);
+        else
+            ptx_wgmma_m64n256k16_f16(acc, da + 2 * kk, db + 2 * kk, 1);
+    }
+    ptx_wgmma_commit();
+    if (CFG::STAGES > 1) {
+        ptx_wgmma_wait<1>();
+        if (release_prev) release(p, (it + CFG::STAGES - 1) % CFG::STAGES);
+    } else {
+        ptx_wgmma_wait<0>();
+        release(p, s);
+    }
+}
+
+/* After a tile's last K tile (iteration it): wait for its group, release its stage (ring). */
+template <class CFG>
+static __device__ __forceinline__ void consume_finish(const pipe<CFG> &p, int it, float *acc) {
+    if (CFG::STAGES > 1) {
+        ptx_wgmma_wait<0>();
+        release(p, it % CFG::STAGES);
+    }
+#pragma unroll
+    for (int i = 0; i < 128; ++i) ptx_wgmma_fence_operand(acc[i]);
+}
+
+/* Two fp32 values -> one 32-bit word of two 16-bit values (low half = first). */
+template <int BF16> static __device__ __forceinline__ uint32_t pack2(float x, float y) {
+    if (BF16) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(x, y);
+        return *(uint32_t *)&h;
+    }
+    __half2 h = __floats2half2_rn(x, y);
+    return *(uint32_t *)&h;
+}
+template <int BF16> static __device__ __forceinline__ float to_f32(uint16_t u) {
+    if (BF16) return __bfloat162float(__ushort_as_bfloat16(u));
+    return __half2float(__ushort_as_half(u));
+}
+
+/* ---- epilogue: C = alpha * acc + beta * C for the warpgroup's (64,256) slab at (m0, n0) ----
+ * Thread t holds value v of the fragment at (m0 + m, n0 + n), (m, n) from the TV layout
+ * p9_tv_acc (plan.h): the thread part once, the value part folded to constants. Values v and
+ * v+1 (v even) are columns n and n+1 of one row: one 4-byte store when ldc is even and C
+ * 4-byte aligned (n is even), else two 2-byte stores. beta == 0 never reads C. */
+template <int BF16>
+static __device__ __forceinline__ void epilogue_direct(const kargs &a, const float *acc, int m0,
+                                                       int n0) {
+    int mt, nt;
+    p9_acc_thr_mn(threadIdx.x % 128, &mt, &nt);
+    m0 += mt;
+    n0 += nt;
+#pragma unroll
+    for (int v = 0; v < 128; v += 2) {
+        int mv, nv;
+        p9_acc_val_mn(v, &mv, &nv);
+        const int m = m0 + mv, n = n0 + nv;
+        if (m >= a.M || n >= a.N) continue;
+        uint16_t *c = a.C + (long long)m * a.ldc + n;
+        float x = a.alpha * acc[v], y = a.alpha * acc[v + 1];
+        if (n + 1 < a.N && a.c_pairs) {
+            if (a.beta != 0.0f) {
+                const uint32_t old = *(const uint32_t *)c;
+                x += a.beta * to_f32<BF16>((uint16_t)(old & 0xFFFF));
+                y += a.beta * to_f32<BF16>((uint16_t)(old >> 16));
+            }
+            *(uint32_t *)c = pack2<BF16>(x, y);
+        } else {
+            if (a.beta != 0.0f) x += a.beta * to_f32<BF16>(c[0]);
+            c[0] = (uint16_t)(pack2<BF16>(x, 0.0f) & 0xFFFF);
+            if (n + 1 < a.N) {
+                if (a.beta != 0.0f) y += a.beta * to_f32<BF16>(c[1]);
+                c[1] = (uint16_t)(pack2<BF16>(y, 0.0f) & 0xFFFF);
+            }
+        }
+    }
+}
+
+/* ---- epilogue through shared memory and TMA stores ---------------------------------------
+ * The warpgroup's (64,256) slab leaves in two halves of (64,128): each thread writes its
+ * values (alpha * acc + beta * C, rounded) into the staging tile, laid out as two (64,64)
+ * boxes with the 128-byte swizzle of p9_smem_tile_bytes: the 8 rows a warp's store touches
+ * land in 8 different 16-byte bank groups, so every st.shared is conflict-free. Then each
+ * thread fences (its generic-proxy writes must be visible to the TMA unit, the async proxy),
+ * the warpgroup meets at a named barrier, and one thread issues the two TMA stores, which
+ * clip at the matrix edges. Before the staging tile is written again (next half, next tile)
+ * that thread waits until the stores have read it. beta != 0 reads C from global memory. */
+template <int BF16>
+static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float *acc, int m0,
+                                                    int n0, uint32_t stage, int c,
+                                                    const CUtensorMap *tmC) {
+    const int t = threadIdx.x % 128;
+    int mt, nt;
+    p9_acc_thr_mn(t, &mt, &nt);
+    const lay_swizzled box = p9_smem_tile_bytes(P9_WG_M);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (t == 0) ptx_tma_store_wait_read0();
+        ptx_bar_sync(1 + c, 128);
+#pragma unroll
+        for (int v = 64 * h; v < 64 * h + 64; v += 2) {
+            int mv, nv;
+            p9_acc_val_mn(v, &mv, &nv);
+            const int m = mt + mv, n = nt + nv - 128 * h; /* in the (64,128) half */
+            float x = a.alpha * acc[v], y = a.alpha * acc[v + 1];
+            if (a.beta != 0.0f) {
+                const int gm = m0 + m, gn = n0 + 128 * h + n;
+                const uint16_t *cg = a.C + (long long)gm * a.ldc + gn;
+                if (gm < a.M && gn + 1 < a.N) {
+                    const uint32_t old = *(const uint32_t *)cg;
+                    x += a.beta * to_f32<BF16>((uint16_t)(old & 0xFFFF));
+                    y += a.beta * to_f32<BF16>((uint16_t)(old >> 16));
+                } else if (gm < a.M && gn < a.N) {
+                    x += a.beta * to_f32<BF16>(cg[0]);
+                }
+            }
+            const uint32_t off = (n / 64) * (P9_WG_M * 128) + (uint32_t)lay_swizzled_crd2idx2(box, m, n % 64);
+            ptx_st_shared_b32(stage + off, pack2<BF16>(x, y));
+        }
+        ptx_fence_proxy_async_smem();
+        ptx_bar_sync(1 + c, 128);
+        if (t == 0) {
+            const int col = n0 + 128 * h;
+            if (m0 < a.M && col < a.N) ptx_tma_store_2d(tmC, col, m0, stage);
+            if (m0 < a.M && col + 64 < a.N) ptx_tma_store_2d(tmC, col + 64, m0, stage + P9_WG_M * 128);
+            ptx_tma_store_commit();
+        }
+    }
+}
+
+/* ---- the kernel ----------------------------------------------------------------------------
+ * One CTA (with the others of its cluster) computes its tiles of C; the configuration CFG is
+ * described above. Tensor maps: tmA over A (K, M) with box (64, BLK_M); tmB over B (K, N) with
+ * box (64, 256/CLUSTER); tmC over C (N, M) with box (64, 64); all 16-bit, 128-byte swizzle,
+ * loads read zeros out of bounds, stores are clipped. */
+template <int BF16, class CFG>
+__global__ void __launch_bounds__(CFG::THREADS, 1)
+    gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+               const __grid_constant__ CUtensorMap tmC, const kargs a) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ uint8_t smem_raw[];
+    pipe<CFG> p;
+    p.base = (ptx_smem_u32(smem_raw) + 1023) & ~1023u;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < CFG::STAGES; ++s) {
+            ptx_mbar_init(p.full(s), 1);
+            ptx_mbar_init(p.empty(s), 4 * CFG::CONSUMERS * CFG::CLUSTER);
+        }
+        ptx_fence_mbarrier_init();
+    }
+    /* every CTA of the cluster has initialized its barriers before anyone arrives remotely */
+    if (CFG::CLUSTER > 1) ptx_cluster_sync(); else __syncthreads();
+
+    const int rank = CFG::CLUSTER > 1 ? (int)ptx_cluster_ctarank() : 0;
+    const int nwork = ((a.tiles_m + CFG::CLUSTER - 1) / CFG::CLUSTER) * a.tiles_n;
+    const int first = blockIdx.x / CFG::CLUSTER;
+    const int step = CFG::PERSIST ? gridDim.x / CFG::CLUSTER : nwork;
+    const int wg = threadIdx.x / 128;
+
+    if (CFG::WS && wg == 0) { /* the producer warpgroup: one thread issues every load */
+        ptx_setmaxnreg_dec<40>();
+        if (threadIdx.x == 0) {
+            int it = 0;
+            for (int w = first; w < nwork; w += step) {
+                int tm, tn;
+                tile_coords<CFG>(a, w, rank, &tm, &tn);
+                for (int kt = 0; kt < a.ktiles; ++kt, ++it)
+                    produce(p, it, kt, tm, tn, rank, &tmA, &tmB);
+            }
+        }
+    } else {
+        if (CFG::WS) ptx_setmaxnreg_inc<232>();
+        const int c = wg - CFG::WS; /* this consumer's 64-row slab of the CTA tile */
+        float acc[128];
+        int it = 0;
+        for (int w = first; w < nwork; w += step) {
+            int tm, tn;
+            tile_coords<CFG>(a, w, rank, &tm, &tn);
+            if (!CFG::WS && threadIdx.x == 0) /* prologue: fill the ring */
+                for (int kt = 0; kt < CFG::STAGES && kt < a.ktiles; ++kt)
+                    produce(p, kt, kt, tm, tn, rank, &tmA, &tmB);
+#pragma unroll
+            for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+            for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
+                consume<BF16>(p, it, c, acc, kt > 0);
+                /* without a producer warpgroup, thread 0 refills the stage just released */
+                const int refill = CFG::STAGES > 1 ? kt - 1 + CFG::STAGES : kt + 1;
+                if (!CFG::WS && threadIdx.x == 0 && (CFG::STAGES == 1 || kt > 0) &&
+                    refill < a.ktiles)
+                    produce(p, refill, refill, tm, tn, rank, &tmA, &tmB);
+            }
+            if (a.ktiles > 0) consume_finish(p, it - 1, acc);
+            if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
+            const int m0 = tm * CFG::BLK_M + c * P9_WG_M, n0 = tn * P9_BLK_N;
+            if (CFG::EPI_TMA && a.c_tma)
+                epilogue_tma<BF16>(a, acc, m0, n0, p.cstage(c), c, &tmC);
+            else
+                epilogue_direct<BF16>(a, acc, m0, n0);
+        }
+        if (CFG::EPI_TMA && a.c_tma && threadIdx.x % 128 == 0) ptx_tma_store_wait0();
+    }
+    /* no CTA leaves while another of its cluster may still arrive on its barriers */
+    if (CFG::CLUSTER > 1) ptx_cluster_sync();
+#endif
+}
+
+/* ---- host ----------------------------------------------------------------------------------- */
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* cuTensorMapEncodeTiled from the driver, looked up once (CUDA 12.0 ABI of the function). */
+static encode_tiled_fn encode_fn(void) {
+    static encode_tiled_fn fn = NULL;
+    if (!fn) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                             &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = (encode_tiled_fn)f;
+    }
+    return fn;
+}
+
+/* A tensor map over a row-major (rows, cols) matrix of 16-bit elements with leading dimension
+ * ld: dimension 0 is cols (contiguous: K for A and B, N for C), dimension 1 the rows, box
+ * (64, box_rows), 128-byte swizzle, zero fill out of bounds. Returns 0, or -1 when the driver refuses (the caller reports a
+ * launch failure). */
+static int make_map(CUtensorMap *map, const void *base, int rows, int cols, long long ld,
+                    int bf16, int box_rows) {
+    encode_tiled_fn fn = encode_fn();
+    if (!fn) return -1;
+    const cuuint64_t dims[2] = {(cuuint64_t)(cols > 0 ? cols : 1), (cuuint64_t)(rows > 0 ? rows : 1)};
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * 2}; /* bytes, multiple of 16 */
+    const cuuint32_t box[2] = {P9_BLK_K, (cuuint32_t)box_rows};
+    const cuuint32_t estrides[2] = {1, 1};
+    CUresult r = fn(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                    2, (void *)base, dims, strides, box, estrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* SMs of the current device, asked once per device. */
+static cudaError_t num_sms(int *sms) {
+    static int dev_cached = -1, sms_cached = 0;
+    int dev;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    if (dev != dev_cached) {
+        if ((e = cudaDeviceGetAttribute(&sms_cached, cudaDevAttrMultiProcessorCount, dev)) !=
+            cudaSuccess)
+            return e;
+        dev_cached = dev;
+    }
+    *sms = sms_cached;
+    return cudaSuccess;
+}
+
+template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
+    const int bf16 = p->dtype == GEMM_BF16;
+    kargs a;
+    a.M = p->m; a.N = p->n; a.K = p->k;
+    a.tiles_m = (p->m + CFG::BLK_M - 1) / CFG::BLK_M;
+    a.tiles_n = (p->n + P9_BLK_N - 1) / P9_BLK_N;
+    a.ktiles = (p->k + P9_BLK_K - 1) / P9_BLK_K;
+    a.group = 8; /* 4, 8, 16, 32 measured within 2% of each other at 4096^3 and 8192^3 */
+    a.alpha = p->alpha; a.beta = p->beta;
+    a.C = (uint16_t *)p->C; a.ldc = p->ldc;
+    a.c_pairs = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
+    /* N % 8 too: at N = 129 the H200's clipped TMA store wrote the whole 16-byte chunk that
+     * holds column 128, i.e. columns 129..135 of C's padding (run 09-6) */
+    a.c_tma = CFG::EPI_TMA && p->n % 8 == 0 && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
+    if (a.tiles_m == 0 || a.tiles_n == 0) return cudaSuccess; /* empty C: nothing to do */
+    CUtensorMap tmA, tmB, tmC;
+    memset(&tmC, 0, sizeof tmC);
+    if (make_map(&tmA, p->A, p->m, p->k, p->lda, bf16, CFG::BLK_M) ||
+        make_map(&tmB, p->B, p->n, p->k, p->ldb, bf16, CFG::B_ROWS_PER_CTA) ||
+        (a.c_tma && make_map(&tmC, p->C, p->m, p->n, p->ldc, bf16, P9_WG_M)))
+        return cudaErrorInvalidValue;
+    void (*kernel)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const kargs) =
+        bf16 ? gemm_wgmma<1, CFG> : gemm_wgmma<0, CFG>;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         CFG::SMEM);
+    if (e != cudaSuccess) return e;
+    const long long nwork = (long long)((a.tiles_m + CFG::CLUSTER - 1) / CFG::CLUSTER) * a.tiles_n;
+    cudaLaunchConfig_t lc = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CFG::CLUSTER;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    lc.blockDim = dim3(CFG::THREADS);
+    lc.dynamicSmemBytes = CFG::SMEM;
+    lc.stream = s;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    long long clusters = nwork;
+    if (CFG::PERSIST) { /* one CTA per SM (its smem fills the SM) */
+        int sms;
+        if ((e = num_sms(&sms)) != cudaSuccess) return e;
+        if (clusters > sms / CFG::CLUSTER) clusters = sms / CFG::CLUSTER;
+    }
+    lc.gridDim = dim3((unsigned)(clusters * CFG::CLUSTER));
+    return cudaLaunchKernelEx(&lc, kernel, tmA, tmB, tmC, a);
+}
+
+typedef cfg<1, 1, 0, 0, 0, 1> cfg_1wg_1stage;
+typedef cfg<1, 4, 0, 0, 0, 1> cfg_1wg_4stage;
+typedef cfg<2, 4, 0, 0, 0, 1> cfg_2wg_4stage;
+typedef cfg<2, 4, 1, 0, 0, 1> cfg_ws_2wg_4stage;
+typedef cfg<2, 4, 1, 1, 0, 1> cfg_ws_persistent;
+typedef cfg<2, 4, 1, 1, 1, 1> cfg_ws_persistent_tma_store;
+typedef cfg<2, 4, 1, 1, 1, 2> cfg_ws_cluster2;
+#define LAUNCH(name)                                                                   \
+    static cudaError_t launch_##name(const gemm_problem *p, cudaStream_t s) {          \
+        return launch_cfg<cfg_##name>(p, s);                                           \
+    }
+LAUNCH(1wg_1stage)
+LAUNCH(1wg_4stage)
+LAUNCH(2wg_4stage)
+LAUNCH(ws_2wg_4stage)
+LAUNCH(ws_persistent)
+LAUNCH(ws_persistent_tma_store)
+LAUNCH(ws_cluster2)
+#undef LAUNCH
+
+/* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
+ * capability 9.0 only), the whole smem of the largest variant, tile counts in an int, and
+ * what the TMA loads need: operands K-major (TN), lda and ldb multiples of 8 elements (16-byte
+ * row strides), A and B 16-byte aligned. C may have any ldc and alignment (the stores fall
+ * back from TMA to 4-byte and 2-byte stores). */
+static const char *check_all(const gemm_problem *p) {
+    static char why[200];
+    int dev, major = 0, minor = 0, optin = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+        (major != 9 || minor != 0)) {
+        snprintf(why, sizeof why,
+                 "needs a Hopper GPU (sm_90: wgmma, TMA); this one is sm_%d%d: use lesson 08",
+                 major, minor);
+        return why;
+    }
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
+            cudaSuccess &&
+        optin < cfg_ws_persistent_tma_store::SMEM) {
+        snprintf(why, sizeof why, "needs %d KiB of shared memory per CTA, this GPU allows %d KiB",
+                 cfg_ws_persistent_tma_store::SMEM / 1024, optin / 1024);
+        return why;
+    }
+    if (!p->a_kmajor || !p->b_kmajor)
+        return "TMA + wgmma here read K-major operands only (layout TN): use lesson 08";
+    if (p->lda % 8 || p->ldb % 8 || ((uintptr_t)p->A & 15) || ((uintptr_t)p->B & 15))
+        return "TMA needs lda, ldb multiples of 8 elements and A, B 16-byte aligned: use lesson 08";
+    if ((long long)((p->m + 63) / 64) * ((p->n + 255) / 256) > 2147483647LL)
+        return "M*N too large: more than 2^31-1 CTA tiles";
+    return NULL;
+}
+
+#define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
+#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 1, check_all, launch_##name}
+
+static const gemm_variant variants[] = {
+    V(ws_cluster2, "ws_persistent_tma_store in clusters of 2 CTAs sharing B by TMA multicast"),
+    V(1wg_1stage, "1 warpgroup, 64x256x64 tile, one smem stage: TMA load, mbarrier wait, wgmma"),
+    V(1wg_4stage, "1 warpgroup, 64x256x64 tile, 4-stage TMA ring with full/empty mbarriers"),
+    V(2wg_4stage, "2 warpgroups, 128x256x64 tile, 4-stage ring, thread 0 issues the TMA loads"),
+    V(ws_2wg_4stage, "producer warpgroup + 2 consumer warpgroups, 128x256x64, 4 stages, setmaxnreg"),
+    V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
+    V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
+};
+
+static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",
+                                   (int)(sizeof variants / sizeof variants[0]), variants,
+                                   GEMM_LAYOUT_BIT(GEMM_TN)};
+
+int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }

@@ -1,0 +1,102 @@
+/* plan.h - lesson 09's tile constants and layouts, shared by the kernel (gemm.cu) and the CPU
+ * test (tests/test_plans_09.c), so that the test checks the very layouts the kernel uses.
+ * Plain C over common/layout.h: compiles with gcc (host) and nvcc (host + device).
+ *
+ *   CTA tile      (BLK_M,BLK_N,BLK_K) = (64*consumers, 256, 64): one 64 x 256 slab of C per
+ *                 consumer warpgroup, one wgmma m64n256k16 per 16-wide k step
+ *   smem tile     A: (BLK_M,64) and B: (256,64) 16-bit elements, K-major, rows of 128 bytes,
+ *                 128-byte swizzle: Sw<3,4,3> on byte offsets = Sw<3,3,3> on element offsets
+ *   accumulators  the wgmma D fragment: a TV layout (thread 128, value 128) -> (64,256)
+ *   tile order    grouped rasterization: tile index -> (tile_m, tile_n)
+ */
+#ifndef LESSON09_PLAN_H
+#define LESSON09_PLAN_H
+
+#include "layout.h"
+
+#ifdef __CUDACC__
+#define P9_HD __host__ __device__
+#else
+#define P9_HD
+#endif
+
+#define P9_WG_M 64        /* rows of C per consumer warpgroup (the wgmma M) */
+#define P9_BLK_N 256      /* the wgmma N */
+#define P9_BLK_K 64       /* one K tile: 64 16-bit elements = one 128-byte swizzled row */
+#define P9_MMA_K 16       /* the wgmma K for 16-bit inputs */
+#define P9_ROW_BYTES 128  /* bytes per smem row of A or B (BLK_K * 2) */
+
+/* The wgmma accumulator fragment as a TV layout, for m64n256 with fp32 accumulators:
+ *   ((4,8,4),(2,2,32)):((128,1,16),(64,8,512))     (thread t, value v) -> m + 64*n
+ * thread modes: t%4 picks a column pair (n += 2), (t/4)%8 a row (m += 1), the warp t/32 a
+ * block of 16 rows (m += 16); value modes: v%2 the second column of the pair (n += 1),
+ * (v/2)%2 the row 8 below (m += 8), v/4 the 8-column block (n += 8). Source: PTX ISA
+ * 9.7.15.5.1, figure "WGMMA .m64nNk16 register fragment layout for accumulator matrix D";
+ * tests/test_plans_09.c checks every (t, v) against the figure's formula. Also the mma.sync
+ * m16n8 C fragment (lay_tv_mma_m16n8k16_c) with one more thread mode (the warp) and one more
+ * value mode (the 32 column blocks). */
+P9_HD static inline lay_layout p9_tv_acc_thr(void) { return lay_l3(4, 8, 4, 128, 1, 16); }
+P9_HD static inline lay_layout p9_tv_acc_val(void) { return lay_l3(2, 2, 32, 64, 8, 512); }
+P9_HD static inline lay_layout p9_tv_acc(void) {
+    lay_layout tv;
+    if (lay_make_layout2(&tv, p9_tv_acc_thr(), p9_tv_acc_val()) != LAY_OK) /* cannot fail */
+        lay__clear(&tv);
+    return tv;
+}
+
+/* (m, n) of the accumulator fragment in the warpgroup's (64,256) slab, split into the part
+ * that depends on the thread (mode 0 of p9_tv_acc) and the part that depends on the value
+ * (mode 1). Every leaf stride is either below 64 (it moves m) or a multiple of 64 (it moves
+ * n), and the m parts add up to at most 63, so  m = idx % 64, n = idx / 64  can be taken of
+ * each part alone and added (checked on the CPU for every (t, v)). The kernel calls the value
+ * part with constant v, which folds to two constants; the thread part is computed once per
+ * thread. (The kernel uses the two modes directly: nvcc folds the flat rank-3 layouts, not
+ * the nested layout that lay_make_layout2 assembles at run time.) */
+P9_HD static inline void p9_acc_thr_mn(int t, int *m, int *n) {
+    const lay_off i = lay_crd2idx(p9_tv_acc_thr(), t);
+    *m = (int)(i % P9_WG_M);
+    *n = (int)(i / P9_WG_M);
+}
+P9_HD static inline void p9_acc_val_mn(int v, int *m, int *n) {
+    const lay_off i = lay_crd2idx(p9_tv_acc_val(), v);
+    *m = (int)(i % P9_WG_M);
+    *n = (int)(i / P9_WG_M);
+}
+
+/* The 128-byte swizzle the TMA unit applies (CU_TENSOR_MAP_SWIZZLE_128B) and wgmma undoes
+ * (descriptor swizzle mode 1), as a layout-library swizzle on BYTE offsets inside a 1024-byte
+ * aligned tile: the 16-byte chunk c of row r (rows 128 bytes apart) lands at chunk c ^ (r%8),
+ * i.e. Sw<3,4,3>: bits [4,7) ^= bits [7,10). In element units (2 bytes) it is Sw<3,3,3>, the
+ * swizzle lesson 06 chose by hand for the same 64-element rows. */
+P9_HD static inline lay_swizzle p9_sw128_bytes(void) {
+    lay_swizzle sw;
+    if (lay_swizzle_make(&sw, 3, 4, 3) != LAY_OK) sw.b = sw.m = sw.s = 0;
+    return sw;
+}
+
+/* The smem tile of `rows` x 64 16-bit elements exactly as TMA writes it, on BYTE offsets:
+ * Sw<3,4,3> o 0 o (rows,64):(128,2), element (r, k) at byte Sw(128*r + 2*k). */
+P9_HD static inline lay_swizzled p9_smem_tile_bytes(int rows) {
+    lay_swizzled t;
+    if (lay_swizzled_make(&t, p9_sw128_bytes(), 0, lay_l2(rows, P9_BLK_K, P9_ROW_BYTES, 2)) !=
+        LAY_OK)
+        t.layout.n = 0;
+    return t;
+}
+
+/* Grouped rasterization: CTA tile index `tile` (0 .. tiles_m*tiles_n - 1) -> (tile_m, tile_n).
+ * Tiles are numbered in groups of `group` tile rows: inside a group, down the column of
+ * `group` tile rows first, then to the next column. Consecutive CTAs (which run at the same
+ * time) then share B columns and a band of A rows, so those stay in L2. The last group may be
+ * shorter. A bijection for any group >= 1 (tested on the CPU). */
+P9_HD static inline void p9_raster(int tile, int tiles_m, int tiles_n, int group, int *tm,
+                                   int *tn) {
+    const int per_group = group * tiles_n;
+    const int g = tile / per_group, first_m = g * group;
+    const int rows = tiles_m - first_m < group ? tiles_m - first_m : group;
+    const int r = tile - g * per_group;
+    *tm = first_m + r % rows;
+    *tn = r / rows;
+}
+
+#endif /* LESSON09_PLAN_H */

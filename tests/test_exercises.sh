@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# test_exercises.sh - the assignments in `make test` (no GPU needed):
+#   1. every staff solution's CPU part scores full marks, and every untouched skeleton is
+#      graded cleanly below full marks (tests/grade/grade_all.sh --check, GPU part skipped);
+#   2. the skeletons and solutions compile without a warning (nvcc for every ARCH, gcc), as
+#      their compile logs in build/grade/ show;
+#   3. every wrong.patch still applies to its solution;
+#   4. make handout leaves solutions/ out, and in the unpacked handout the graph of
+#      `make test` is complete and the CPU graders build against the skeletons;
+#   5. the grader's GPU logic, with tests/grade/mock_run.sh standing in for a graded binary on
+#      a GPU: passes, a slow kernel (half the speed points), wrong answers, a fault, a hang
+#      (stopped by the timeout), refused cases; its last line names its exit status;
+#   6. `make gradeNN SUB=dir/sub_x` grades into build/grade/NN_name/sub_x (no doubled prefix).
+# The binaries are built by make test (test-cpu depends on them, tests/exercise.mk).
+# Usage: BUILD=build bash tests/test_exercises.sh
+set -u
+BUILD=${BUILD:-build}
+export GRADE_NO_GPU=1
+fail=0
+lessons=$(ls lessons/*/exercise/rubric.txt 2>/dev/null | sed 's|lessons/\([^/]*\)/.*|\1|')
+tags="exercise"; [ -d solutions ] && tags="solution exercise"
+out=$(BUILD=$BUILD bash tests/grade/grade_all.sh --check --tags "$tags" $lessons 2>&1); rc=$?
+printf '%s\n' "$out" | sed -n '/^== grades/,$p'
+[ $rc = 0 ] || { fail=1; echo "FAIL exercises: a grade is not as expected (full log below)"; printf '%s\n' "$out" | tail -40; }
+
+for l in $lessons; do
+    for tag in $tags; do
+        for log in "$BUILD/grade/$l/$tag"/*.build.log; do
+            [ -f "$log" ] || continue
+            if grep -q -i 'warning' "$log"; then
+                fail=1; echo "FAIL exercises: warnings compiling $l/$tag:"; grep -i -m3 warning "$log"
+            fi
+        done
+    done
+    if [ -f "solutions/$l/wrong.patch" ]; then
+        tmp=$(mktemp -d)
+        files=$(sed -n 's/^files://p' "lessons/$l/exercise/rubric.txt")
+        (cd "solutions/$l" && cp $files "$tmp"/) && patch -s -d "$tmp" -p1 < "solutions/$l/wrong.patch" ||
+            { fail=1; echo "FAIL exercises: solutions/$l/wrong.patch does not apply"; }
+        rm -rf "$tmp"
+    fi
+done
+
+if [ -d solutions ]; then
+    tmp=$(mktemp -d)
+    if BUILD=$BUILD bash tests/grade/handout.sh "$tmp/handout.tar.gz" >/dev/null &&
+       tar -xzf "$tmp/handout.tar.gz" -C "$tmp"; then
+        h=$tmp/gemm-course
+        if [ -e "$h/solutions" ] || tar -tzf "$tmp/handout.tar.gz" | grep -q '^gemm-course/solutions/'; then
+            fail=1; echo "FAIL handout: it contains solutions/"
+        fi
+        if ! make -C "$h" -n BUILD="$tmp/b" test-cpu >/dev/null 2> "$tmp/n.err"; then
+            fail=1; echo "FAIL handout: make -n test-cpu: $(head -2 "$tmp/n.err")"
+        fi
+        cpus=$(for l in $lessons; do [ -f "$h/tests/test_exercise_${l%%_*}.c" ] && echo "$tmp/b/grade/$l/exercise/cpu"; done)
+        if [ -n "$cpus" ] && ! make -C "$h" BUILD="$tmp/b" $cpus > "$tmp/m.log" 2>&1; then
+            fail=1; echo "FAIL handout: the CPU graders do not build against the skeletons:"; tail -5 "$tmp/m.log"
+        fi
+    else
+        fail=1; echo "FAIL handout: make handout failed"
+    fi
+    rm -rf "$tmp"
+fi
+# 5. the grader's GPU logic against a mock GPU (lesson 01's rubric: 60 GPU points, 15 of them speed)
+tag=exercise; [ -d solutions ] && tag=solution
+cpu=$BUILD/grade/01_naive/$tag/cpu
+if [ -x "$cpu" ]; then
+    mock() { # mode, expected exit status, expected GPU points, a text the output must contain
+        local out rc r gpu t0=$(date +%s)
+        out=$(MOCK_MODE=$1 GRADE_TIMEOUT=2 GRADE_NO_GPU= bash tests/grade/grade.sh --lesson 01_naive \
+              --rubric lessons/01_naive/exercise/rubric.txt --src mock --report "$BUILD/grade/mock/$1" \
+              --cpu "$cpu" --run tests/grade/mock_run.sh --probe tests/grade/mock_run.sh 2>&1); rc=$?
+        r=$BUILD/grade/mock/$1/report.json
+        gpu=$(( $(sed -n 's/^  "score": \([0-9]*\),$/\1/p' "$r") - $(sed -n 's/^  "cpu_score": \([0-9]*\),$/\1/p' "$r") ))
+        if [ $rc != "$2" ] || [ $gpu != "$3" ] || ! printf '%s' "$out" | grep -q -- "$4" ||
+           ! printf '%s' "$out" | tail -1 | grep -q "^grader status $2: "; then
+            fail=1; echo "FAIL grader with a mock GPU, $1: exit $rc (want $2), GPU points $gpu (want $3), output:"
+            printf '%s\n' "$out" | tail -7
+        fi
+        [ $(( $(date +%s) - t0 )) -lt 30 ] || { fail=1; echo "FAIL grader with a mock GPU, $1: took over 30 s"; }
+    }
+    pass_rc=0; [ $tag = exercise ] && pass_rc=1   # the skeleton's CPU part loses points
+    mock pass $pass_rc 60 "100.0% of mock_kernel's speed"
+    mock slow 1 52 "50.0% of mock_kernel's speed"
+    mock fail 1 0 "1 of 1 cases failed: 00_mock/exercise"
+    mock fault 1 0 "CUDA error (does the kernel fault?)"
+    mock hang 1 0 "not run: the kernel timed out in check sweep"
+    mock refuse 1 0 "refused: 1 case of exercise"
+else
+    fail=1; echo "FAIL grader with a mock GPU: $cpu is not built"
+fi
+
+# 6. the build folder of a submission
+l1=$(printf '%s\n' $lessons | head -1)
+if [ -n "$l1" ]; then
+    dry=$(make -n --no-print-directory BUILD="$BUILD" "grade${l1%%_*}" SUB=/nonexistent/sub_p128 2>&1)
+    if printf '%s' "$dry" | grep -q 'sub_sub_' || ! printf '%s' "$dry" | grep -q "grade/$l1/sub_p128"; then
+        fail=1; echo "FAIL exercises: make grade${l1%%_*} SUB=.../sub_p128 does not grade into $BUILD/grade/$l1/sub_p128"
+    fi
+fi
+
+[ $fail = 0 ] && echo "exercises: all checks passed"
+exit $fail
