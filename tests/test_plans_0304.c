@@ -74,9 +74,9 @@ Test(plans03, kmajor_copy_store_is_conflict_free) {
             int used[32] = {0};
             for (int l = 0; l < 32; ++l) {
                 lay_tensor p;
-                cr_assert_eq(lay_local_partition(&p, s, p3_copy_thr_layout(1), 32 * w + l,
-                                                 LAY_PROJ_ALL),
-                             LAY_OK);
+                cr_assert_eq(
+                    lay_local_partition(&p, s, p3_copy_thr_layout(1), 32 * w + l, LAY_PROJ_ALL),
+                    LAY_OK);
                 int bank = (int)((p.off + lay_crd2idx2(p.layout, i, 0)) % 32);
                 cr_assert_eq(used[bank], 0, "warp %d value %d: bank %d twice", w, i, bank);
                 used[bank] = 1;
@@ -115,8 +115,8 @@ Test(plans03, c_tile_owned_once_and_projections_agree) {
             }
     }
     for (int e = 0; e < P3_BLK_M * P3_BLK_N; ++e)
-        cr_assert_eq(hits[e], 1, "C element (%d,%d) owned %d times", e % P3_BLK_M,
-                     e / P3_BLK_M, hits[e]);
+        cr_assert_eq(hits[e], 1, "C element (%d,%d) owned %d times", e % P3_BLK_M, e / P3_BLK_M,
+                     hits[e]);
 }
 
 /* The tile identity tensors of the kernel, partitioned like the data, give each element's
@@ -172,23 +172,27 @@ typedef struct {
     int blk_m, blk_n, blk_k, warp_m, warp_n, thr_m, thr_n, stages;
 } cfg04;
 
-#define CFG04(tag, nm)                                                                         \
-    {nm,                 CFG_##tag##_BLK_M,  CFG_##tag##_BLK_N, CFG_##tag##_BLK_K,             \
-     CFG_##tag##_WARP_M, CFG_##tag##_WARP_N, CFG_##tag##_THR_M, CFG_##tag##_THR_N,             \
-     CFG_##tag##_STAGES}
+#define CFG04(tag, nm)                                                                   \
+    {                                                                                    \
+        nm, CFG_##tag##_BLK_M, CFG_##tag##_BLK_N, CFG_##tag##_BLK_K, CFG_##tag##_WARP_M, \
+            CFG_##tag##_WARP_N, CFG_##tag##_THR_M, CFG_##tag##_THR_N, CFG_##tag##_STAGES \
+    }
 static const cfg04 cfgs04[] = {
-    CFG04(FAST, "fast"),         CFG04(K16, "fast_128x128x16"), CFG04(N256, "fast_128x256x8"),
-    CFG04(S4, "fast_128x128x8_s4"), CFG04(CP2, "cp_async_2stage"), CFG04(VEC, "tiled_vec"),
+    CFG04(FAST, "fast"),
+    CFG04(K16, "fast_128x128x16"),
+    CFG04(N256, "fast_128x256x8"),
+    CFG04(S4, "fast_128x128x8_s4"),
+    CFG04(CP2, "cp_async_2stage"),
+    CFG04(VEC, "tiled_vec"),
     CFG04(L1C, "ldg128_128x128x8"),
-    CFG04(L256, "ldg128_128x256x8"), CFG04(L16, "ldg128_128x128x16"),
+    CFG04(L256, "ldg128_128x256x8"),
+    CFG04(L16, "ldg128_128x128x16"),
     CFG04(L4W, "ldg128_128x128x8_4w"),
 };
 #define NCFG04 ((int)(sizeof cfgs04 / sizeof cfgs04[0]))
 #define P4_MAXV_TEST 8 /* P4_MAXV of lessons/04_copy/gemm.cu (vectors per thread in a plan) */
 
-static int nthr04(const cfg04 *c) {
-    return (c->blk_m / c->warp_m) * (c->blk_n / c->warp_n) * 32;
-}
+static int nthr04(const cfg04 *c) { return (c->blk_m / c->warp_m) * (c->blk_n / c->warp_n) * 32; }
 
 static int soff04(int blk_x, int blk_k, int x, int k) {
     return (int)lay_crd2idx2(p4_smem_layout(blk_x, blk_k), x, k);
@@ -248,8 +252,8 @@ static void check04_copy(const cfg04 *c, int blk_x, int mode) {
                     int x, k;
                     p4_copy_crd(mode, blk_x, blk_k, nthr, 32 * w + l, 0, v, &x, &k);
                     int b = soff04(blk_x, blk_k, x, k) % 32;
-                    cr_assert_eq(used[b], 0, "%s K4 warp %d value %d: bank %d twice", c->name,
-                                 w, v, b);
+                    cr_assert_eq(used[b], 0, "%s K4 warp %d value %d: bank %d twice", c->name, w, v,
+                                 b);
                     used[b] = 1;
                 }
             }
@@ -367,8 +371,7 @@ Test(plans04, compute_reads_are_one_wavefront) {
                     lo = n < lo ? n : lo;
                     hi = n > hi ? n : hi;
                 }
-                cr_assert_leq(hi + 4 - lo, 32, "%s: sB read spans %d floats", c->name,
-                              hi + 4 - lo);
+                cr_assert_leq(hi + 4 - lo, 32, "%s: sB read spans %d floats", c->name, hi + 4 - lo);
             }
     }
 }
@@ -407,8 +410,8 @@ Test(plans04, ldg_staging_fits_and_k16_store_conflicts) {
                             worst = ++used[b] > worst ? used[b] : worst;
                         }
                         cr_assert_leq(worst, c->blk_k == 8 ? 1 : 2,
-                                      "%s K16 store warp %d value %d row %d: %d-way", c->name,
-                                      w, v, j, worst);
+                                      "%s K16 store warp %d value %d row %d: %d-way", c->name, w, v,
+                                      j, worst);
                     }
         }
     }

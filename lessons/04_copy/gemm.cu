@@ -99,14 +99,13 @@ static __device__ __forceinline__ int p4_elem(const lay_tiled_copy *cp, const in
 #define P4_XAT(w, i) p4_elem(&cp, blk_x, blk_k, (w), (i), 2)
 #define P4_KAT(w, i) p4_elem(&cp, blk_x, blk_k, (w), (i), 3)
 
-static __device__ __forceinline__ void p4_copy_tile(const p4_view *w, const int mode,
-                                                    const int async, const int blk_x,
-                                                    const int blk_k, const int nthr,
-                                                    const int check_k, const float *gX,
-                                                    int x_rem, int k_rem, float *sX) {
+static __device__ __forceinline__ void
+p4_copy_tile(const p4_view *w, const int mode, const int async, const int blk_x, const int blk_k,
+             const int nthr, const int check_k, const float *gX, int x_rem, int k_rem, float *sX) {
     const int nv = p4_copy_count(mode, blk_x, blk_k, nthr), vec = p4_copy_vec(mode);
     const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
-    if (!check_k) k_rem = blk_k; /* not the last k_tile: every k of the tile exists, so the
+    if (!check_k)
+        k_rem = blk_k; /* not the last k_tile: every k of the tile exists, so the
                                     predicates depend on x only and are hoisted out of the
                                     main loop by the compiler */
 #pragma unroll
@@ -123,15 +122,14 @@ static __device__ __forceinline__ void p4_copy_tile(const p4_view *w, const int 
                 *(float4 *)dst = *(const float4 *)src; /* LDG.128 + STS.128 */
             } else {
 #pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    sX[P4_SAT(w, j + vec * v)] = (j < n) ? src[j] : 0.0f;
+                for (int j = 0; j < 4; ++j) sX[P4_SAT(w, j + vec * v)] = (j < n) ? src[j] : 0.0f;
             }
         } else if (mode == P4_COPY_K16) {
             /* 4 floats along k (gmem contiguous) -> 4 k rows of the transposed tile */
             const int n = (x < x_rem) ? max(0, min(4, k_rem - k)) : 0;
             float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             if (mode == P4_COPY_K16 && !check_k) { /* whole vector or nothing (x test only) */
-                if (n) r = *(const float4 *)src; /* LDG.128 */
+                if (n) r = *(const float4 *)src;   /* LDG.128 */
             } else if (n == 4) {
                 r = *(const float4 *)src; /* LDG.128 */
             } else {
@@ -146,10 +144,8 @@ static __device__ __forceinline__ void p4_copy_tile(const p4_view *w, const int 
         } else {
             /* one float (K4: K-major, transposing; X4: x-major but unaligned) */
             const int ok = x < x_rem && k < k_rem;
-            if (async)
-                ptx_cp_async_ca4(ptx_smem_u32(dst), ok ? src : gX, ok ? 4 : 0);
-            else
-                *dst = ok ? *src : 0.0f;
+            if (async) ptx_cp_async_ca4(ptx_smem_u32(dst), ok ? src : gX, ok ? 4 : 0);
+            else *dst = ok ? *src : 0.0f;
         }
     }
 }
@@ -236,10 +232,9 @@ static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
  * element that does not exist is a zero in rS and is never read: a partial vector is read one
  * float at a time, only its existing floats. */
 static __device__ __forceinline__ void p4_ldg_tile(const p4_copy_plan *pl, const p4_view *w,
-                                                   const int mode, const int blk_x,
-                                                   const int blk_k, const int nthr,
-                                                   const int check_k, const float *gX,
-                                                   int k_rem, float *rS) {
+                                                   const int mode, const int blk_x, const int blk_k,
+                                                   const int nthr, const int check_k,
+                                                   const float *gX, int k_rem, float *rS) {
     const int nv = p4_copy_count(mode, blk_x, blk_k, nthr), vec = p4_copy_vec(mode);
     const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
 #pragma unroll
@@ -275,8 +270,8 @@ static __device__ __forceinline__ void p4_ldg_tile(const p4_copy_plan *pl, const
 }
 
 static __device__ __forceinline__ void p4_sts_tile(const p4_view *w, const int mode,
-                                                   const int blk_x, const int blk_k,
-                                                   const int nthr, const float *rS, float *sX) {
+                                                   const int blk_x, const int blk_k, const int nthr,
+                                                   const float *rS, float *sX) {
     const int nv = p4_copy_count(mode, blk_x, blk_k, nthr), vec = p4_copy_vec(mode);
     const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
 #pragma unroll
@@ -490,7 +485,6 @@ static __device__ __forceinline__ void p4_epilogue(const float *tCrC, const p4_c
 #define K_PEEL 1
 #include "kernel_ldg.cuh"
 
-
 /* Refusals: the grid is 1-D (grouped rasterization), limited to 2^31-1 CTAs, and offsets
  * inside an operand tile are 32-bit (P4_MAX_LD). */
 static const char *check_common(const gemm_problem *p, int blk_m, int blk_n) {
@@ -510,8 +504,10 @@ static const char *check_grid_128x256(const gemm_problem *p) { return check_comm
  * around in p4_ldg_tile; notes/perf.md run 7.) */
 #define LDG_LAYOUTS GEMM_LAYOUT_ALL
 static const gemm_variant variants[] = {
-    {"ldg128_128x128x8_4w", "128x128x8, 4 warps of 64x64, 16x8/thread, 2 CTAs/SM, LDG.128 -> "
-     "regs -> STS", FP32, LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w},
+    {"ldg128_128x128x8_4w",
+     "128x128x8, 4 warps of 64x64, 16x8/thread, 2 CTAs/SM, LDG.128 -> "
+     "regs -> STS",
+     FP32, LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w},
     {"ldg128_128x256x8", "128x256x8, 64x64 warp, 16x8/thread, LDG.128 -> regs -> STS, 2 buffers",
      FP32, LDG_LAYOUTS, 1, check_grid_128x256, launch_gemm04_ldg_n256},
     {"fast", "128x128x8 CTA, 32x64 warp, 8x8/thread, 3-stage cp.async, grouped raster", FP32,
@@ -522,8 +518,8 @@ static const gemm_variant variants[] = {
      GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_cp2},
     {"fast_128x128x8_s4", "as fast with a 4-stage cp.async pipeline", FP32, GEMM_LAYOUT_ALL, 1,
      check_grid_128x128, launch_gemm04_fast_s4},
-    {"fast_128x128x16", "128x128x16 CTA, 32x64 warp, 8x8/thread, 3 stages", FP32,
-     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_fast_k16},
+    {"fast_128x128x16", "128x128x16 CTA, 32x64 warp, 8x8/thread, 3 stages", FP32, GEMM_LAYOUT_ALL,
+     1, check_grid_128x128, launch_gemm04_fast_k16},
     {"ldg128_128x128x8", "128x128x8, 8x8/thread, LDG.128 -> regs -> STS, 2 buffers", FP32,
      LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_1cta},
     {"ldg128_128x128x16", "128x128x16, 8x8/thread, LDG.128 -> regs -> STS, 2 buffers", FP32,

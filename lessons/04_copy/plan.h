@@ -52,7 +52,8 @@
 #define CFG_K16_THR_N 8
 #define CFG_K16_STAGES 3
 
-#define CFG_N256_BLK_M 128 /* 128x256x8, warp 64x64, 16x8/thread, 3 stages: no variant (it
+#define CFG_N256_BLK_M \
+    128 /* 128x256x8, warp 64x64, 16x8/thread, 3 stages: no variant (it
                              spilled at 255 registers; gemm.cu); the CPU test still checks it */
 #define CFG_N256_BLK_N 256
 #define CFG_N256_BLK_K 8
