@@ -61,6 +61,20 @@ int lay_print_bank_gnuplot(FILE *f, lay_layout L, const lay_swizzle *sw, int ele
  * coord does not contain), LAY_E_INVALID. */
 int lay_print_tv_gnuplot(FILE *f, lay_layout tv, lay_layout coord);
 
+/* lay_print_tv_grid: a TV layout as a text grid over a rank-2 coordinate layout coord
+ * ((row, col) -> index, e.g. (16,16):(1,16) for a column-major (M,K) tile): one line per row,
+ * each cell "T<thread>V<value>" of the (thread, value) that holds it (the lowest thread when
+ * several do, as the stride-0 lanes of ldmatrix.x1/x2 sources; "." when none), as CuTe's
+ * print_latex tables. Returns 0, LAY_E_RANK (tv not rank 2, coord not rank 1/2), LAY_E_ARG
+ * (an index tv reaches that coord does not contain), LAY_E_INVALID.
+ *   e.g. the mma C atom over (16,8):(1,16): row 0 is "T0V0 T0V1 T1V0 T1V1 ..." */
+int lay_print_tv_grid(FILE *f, lay_layout tv, lay_layout coord);
+
+/* lay_print_tv_threads: the same per thread, threads first..first+count-1: one line
+ * "T5: (1,2) (1,3) (9,2) ..." listing the (row, col) of each of its values in order.
+ * Returns as lay_print_tv_grid, LAY_E_ARG for negative first/count. */
+int lay_print_tv_threads(FILE *f, lay_layout tv, lay_layout coord, int first, int count);
+
 /* lay_parse: a layout in the oracle notation, the whole string (blanks allowed):
  * "(4,8):(8,1)", "8:2", "((4)):((3))"; a bare shape "(4,8)" gets compact column-major
  * strides. Errors: LAY_E_PARSE (syntax, shape/stride structures differ, trailing text),

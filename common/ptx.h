@@ -1,4 +1,5 @@
-/* ptx.h - thin, documented inline-PTX wrappers for the Tensor Core lessons (05 onward).
+/* ptx.h - thin, documented inline-PTX wrappers: cp.async (lessons 04 onward), ldmatrix and
+ * mma.sync (05 onward): the one home of the lessons' inline PTX.
  *
  * Header-only CUDA C; every wrapper is `static __device__ __forceinline__` and compiles to the
  * one instruction it names (check with `cuobjdump -sass`: LDGSTS, LDSM, HMMA, DEPBAR).
@@ -64,17 +65,9 @@ static __device__ __forceinline__ void ptx_cp_async_cg16_row(uint32_t dst, const
                  : "memory");
 }
 
-/* cp.async.ca.shared.global [dst], [src], 8, src_bytes;  (8-byte form, .ca caches in L1 too;
- * .cg exists only for 16 bytes). dst and src 8-byte aligned; src_bytes in 0..8, rest zeroed. */
-static __device__ __forceinline__ void ptx_cp_async_ca8(uint32_t dst, const void *src,
-                                                        int src_bytes) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(src_bytes)
-                 : "memory");
-}
-
-/* cp.async.ca.shared.global [dst], [src], 4, src_bytes;  (4-byte form for narrow paths).
- * dst and src 4-byte aligned; src_bytes in 0..4, rest zeroed. */
+/* cp.async.ca.shared.global [dst], [src], 4, src_bytes;  (4-byte form: .ca, which caches in L1
+ * too, is the only cache mode of 4- and 8-byte copies; .cg exists only for 16 bytes). dst and src
+ * 4-byte aligned; src_bytes in 0..4, rest zeroed. Lesson 04's transposing and unaligned copies. */
 static __device__ __forceinline__ void ptx_cp_async_ca4(uint32_t dst, const void *src,
                                                         int src_bytes) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),

@@ -45,5 +45,6 @@ test-zero-cost:
 
 # Part of the top-level `make test`.
 EXTRA_TEST_BINS    += $(BUILD)/tests/test_layout $(BUILD)/tests/test_layout_tv
-EXTRA_TEST_SCRIPTS += tests/test_zero_cost.sh
+EXTRA_TEST_SCRIPTS += tests/test_zero_cost.sh tests/test_layouts_cli.sh
+test-cpu: $(BUILD)/tools/layouts
 all: $(BUILD)/tools/layouts

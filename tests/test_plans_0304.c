@@ -6,10 +6,12 @@
  *     the copy thread layouts tA/tB for both operand majornesses, and of the C tile by tC);
  *     the identity-tensor predicates give each element's true coordinate, also for a CTA on
  *     the ragged edge of a problem whose sizes are not tile multiples;
- *   lesson 04: for every tile configuration (every variant) and every copy mode, every
+ *   lesson 04: the tiled copies and the compute partition are layouts (plan.h: p4_copy,
+ *     p4_mma); for every tile configuration (every variant) and every copy mode, every
  *     element of sA / sB is written exactly once per k_tile, the 4-byte transposing copy is
- *     bank-conflict free, 16-byte vectors are 16-byte aligned in smem, and every element of
- *     the C tile is owned by exactly one thread.
+ *     bank-conflict free, 16-byte vectors are 16-byte aligned in smem, every element of the C
+ *     tile is owned by exactly one thread, the base + constant forms the kernels use equal the
+ *     coordinates, and the plain trip counts equal the layouts' sizes.
  *
  * Build: gcc -std=c11 -Wall -Wextra -O2 -Icommon tests/test_plans_0304.c -lcriterion
  */
@@ -72,9 +74,9 @@ Test(plans03, kmajor_copy_store_is_conflict_free) {
             int used[32] = {0};
             for (int l = 0; l < 32; ++l) {
                 lay_tensor p;
-                cr_assert_eq(lay_local_partition(&p, s, p3_copy_thr_layout(1), 32 * w + l,
-                                                 LAY_PROJ_ALL),
-                             LAY_OK);
+                cr_assert_eq(
+                    lay_local_partition(&p, s, p3_copy_thr_layout(1), 32 * w + l, LAY_PROJ_ALL),
+                    LAY_OK);
                 int bank = (int)((p.off + lay_crd2idx2(p.layout, i, 0)) % 32);
                 cr_assert_eq(used[bank], 0, "warp %d value %d: bank %d twice", w, i, bank);
                 used[bank] = 1;
@@ -113,8 +115,8 @@ Test(plans03, c_tile_owned_once_and_projections_agree) {
             }
     }
     for (int e = 0; e < P3_BLK_M * P3_BLK_N; ++e)
-        cr_assert_eq(hits[e], 1, "C element (%d,%d) owned %d times", e % P3_BLK_M,
-                     e / P3_BLK_M, hits[e]);
+        cr_assert_eq(hits[e], 1, "C element (%d,%d) owned %d times", e % P3_BLK_M, e / P3_BLK_M,
+                     hits[e]);
 }
 
 /* The tile identity tensors of the kernel, partitioned like the data, give each element's
@@ -170,50 +172,77 @@ typedef struct {
     int blk_m, blk_n, blk_k, warp_m, warp_n, thr_m, thr_n, stages;
 } cfg04;
 
-#define CFG04(tag, nm)                                                                         \
-    {nm,                 CFG_##tag##_BLK_M,  CFG_##tag##_BLK_N, CFG_##tag##_BLK_K,             \
-     CFG_##tag##_WARP_M, CFG_##tag##_WARP_N, CFG_##tag##_THR_M, CFG_##tag##_THR_N,             \
-     CFG_##tag##_STAGES}
+#define CFG04(tag, nm)                                                                   \
+    {                                                                                    \
+        nm, CFG_##tag##_BLK_M, CFG_##tag##_BLK_N, CFG_##tag##_BLK_K, CFG_##tag##_WARP_M, \
+            CFG_##tag##_WARP_N, CFG_##tag##_THR_M, CFG_##tag##_THR_N, CFG_##tag##_STAGES \
+    }
 static const cfg04 cfgs04[] = {
-    CFG04(FAST, "fast"),         CFG04(K16, "fast_128x128x16"), CFG04(N256, "fast_128x256x8"),
-    CFG04(S4, "fast_128x128x8_s4"), CFG04(CP2, "cp_async_2stage"), CFG04(VEC, "tiled_vec"),
+    CFG04(FAST, "fast"),
+    CFG04(K16, "fast_128x128x16"),
+    CFG04(N256, "fast_128x256x8"),
+    CFG04(S4, "fast_128x128x8_s4"),
+    CFG04(CP2, "cp_async_2stage"),
+    CFG04(VEC, "tiled_vec"),
     CFG04(L1C, "ldg128_128x128x8"),
-    CFG04(L256, "ldg128_128x256x8"), CFG04(L16, "ldg128_128x128x16"),
+    CFG04(L256, "ldg128_128x256x8"),
+    CFG04(L16, "ldg128_128x128x16"),
     CFG04(L4W, "ldg128_128x128x8_4w"),
 };
 #define NCFG04 ((int)(sizeof cfgs04 / sizeof cfgs04[0]))
 #define P4_MAXV_TEST 8 /* P4_MAXV of lessons/04_copy/gemm.cu (vectors per thread in a plan) */
 
-static int nthr04(const cfg04 *c) {
-    return (c->blk_m / c->warp_m) * (c->blk_n / c->warp_n) * 32;
+static int nthr04(const cfg04 *c) { return (c->blk_m / c->warp_m) * (c->blk_n / c->warp_n) * 32; }
+
+static int soff04(int blk_x, int blk_k, int x, int k) {
+    return (int)lay_crd2idx2(p4_smem_layout(blk_x, blk_k), x, k);
 }
 
 /* Every element of a (blk_x, blk_k) tile written exactly once by the copy in `mode`; vectors
- * of 4 along x start 16-byte aligned in smem; the 4-byte K-major copy is conflict-free. */
+ * of 4 along x start 16-byte aligned in smem; the 4-byte K-major copy is conflict-free; the
+ * kernels' base + constant offsets (p4_copy_base / p4_copy_at) equal the coordinates'. */
 static void check04_copy(const cfg04 *c, int blk_x, int mode) {
     const int nthr = nthr04(c), blk_k = c->blk_k, pitch = blk_x + P4_PAD;
     const int vec = p4_copy_vec(mode), along_k = p4_copy_along_k(mode);
     const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+    const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
+    cr_assert_eq(vec, lay_size(p4_copy_val(mode)), "%s mode %d: vec", c->name, mode);
+    cr_assert_eq(nv, lay_tiled_copy_reps(cp, blk_x, blk_k), "%s mode %d: count", c->name, mode);
+    cr_assert_eq(lay_tiled_copy_nthr(cp), nthr);
     cr_assert_eq(nv * nthr * vec, blk_x * blk_k, "%s mode %d: count", c->name, mode);
     int *hits = calloc((size_t)(blk_k * pitch), sizeof(int));
     cr_assert(hits);
     for (int t = 0; t < nthr; ++t)
         for (int v = 0; v < nv; ++v) {
             int x, k;
-            p4_copy_coord(mode, blk_x, blk_k, nthr, t, v, &x, &k);
+            p4_copy_crd(mode, blk_x, blk_k, nthr, t, 0, v, &x, &k);
             cr_assert(x >= 0 && k >= 0 && x < blk_x && k < blk_k, "%s mode %d: (%d,%d) outside",
                       c->name, mode, x, k);
-            if (vec == 4 && !along_k) cr_assert_eq(p4_smem_offset(blk_x, x, k) % 4, 0);
+            if (vec == 4 && !along_k) cr_assert_eq(soff04(blk_x, blk_k, x, k) % 4, 0);
             if (vec == 4) cr_assert_eq((along_k ? k : x) % 4, 0);
-            for (int j = 0; j < vec; ++j)
-                hits[p4_smem_offset(blk_x, along_k ? x : x + j, along_k ? k + j : k)]++;
+            for (int j = 0; j < vec; ++j) {
+                int xj, kj;
+                p4_copy_crd(mode, blk_x, blk_k, nthr, t, j, v, &xj, &kj);
+                cr_assert(xj == (along_k ? x : x + j) && kj == (along_k ? k + j : k));
+                const int o = soff04(blk_x, blk_k, xj, kj), i = j + vec * v;
+                cr_assert_eq(p4_copy_base(mode, blk_x, blk_k, nthr, 1, pitch, t) +
+                                 p4_copy_at(mode, blk_x, blk_k, nthr, 1, pitch, i),
+                             o);
+                cr_assert_eq(p4_copy_base(mode, blk_x, blk_k, nthr, 1, 0, t) +
+                                 p4_copy_at(mode, blk_x, blk_k, nthr, 1, 0, i),
+                             xj);
+                cr_assert_eq(p4_copy_base(mode, blk_x, blk_k, nthr, 0, 1, t) +
+                                 p4_copy_at(mode, blk_x, blk_k, nthr, 0, 1, i),
+                             kj);
+                hits[o]++;
+            }
         }
     for (int k = 0; k < blk_k; ++k)
         for (int x = 0; x < pitch; ++x)
-            cr_assert_eq(hits[p4_smem_offset(blk_x, x, k)], x < blk_x ? 1 : 0,
+            cr_assert_eq(hits[soff04(blk_x, blk_k, x, k)], x < blk_x ? 1 : 0,
                          "%s %s mode %d: element (%d,%d) written %d times", c->name,
                          blk_x == c->blk_m ? "sA" : "sB", mode, x, k,
-                         hits[p4_smem_offset(blk_x, x, k)]);
+                         hits[soff04(blk_x, blk_k, x, k)]);
     free(hits);
     if (mode == P4_COPY_K4) /* one LDGSTS.32 per warp: 32 distinct banks */
         for (int w = 0; w < nthr / 32; ++w)
@@ -221,10 +250,10 @@ static void check04_copy(const cfg04 *c, int blk_x, int mode) {
                 int used[32] = {0};
                 for (int l = 0; l < 32; ++l) {
                     int x, k;
-                    p4_copy_coord(mode, blk_x, blk_k, nthr, 32 * w + l, v, &x, &k);
-                    int b = p4_smem_offset(blk_x, x, k) % 32;
-                    cr_assert_eq(used[b], 0, "%s K4 warp %d value %d: bank %d twice", c->name,
-                                 w, v, b);
+                    p4_copy_crd(mode, blk_x, blk_k, nthr, 32 * w + l, 0, v, &x, &k);
+                    int b = soff04(blk_x, blk_k, x, k) % 32;
+                    cr_assert_eq(used[b], 0, "%s K4 warp %d value %d: bank %d twice", c->name, w, v,
+                                 b);
                     used[b] = 1;
                 }
             }
@@ -238,26 +267,88 @@ Test(plans04, copy_partitions_cover_smem_once) {
         }
 }
 
+/* The copies are the layouts the README prints (build/tools/layouts copy ...), and give the
+ * coordinates the hand-written formulas of b20ee34 gave (e = t + NTHR*v): K16 x = e/2,
+ * k = 4(e%2); X16 x = 4(e%32), k = e/32; X4 x = e%128, k = e/128 (128 threads, 128x8). */
+Test(plans04, copy_layouts_literal) {
+    lay_layout tv;
+    cr_assert_eq(lay_tiled_copy_tv(&tv, p4_copy(P4_COPY_K16, 128, 8, 128)), LAY_OK);
+    /* ((2,64),4):((256,1),64) */
+    const int want_s[3] = {2, 64, 4}, want_d[3] = {256, 1, 64};
+    cr_assert_eq(tv.n, 3);
+    for (int i = 0; i < 3; ++i) cr_expect(tv.shape[i] == want_s[i] && tv.stride[i] == want_d[i]);
+    for (int t = 0; t < 128; ++t)
+        for (int v = 0; v < 2; ++v) {
+            const int e = t + 128 * v;
+            int x, k;
+            p4_copy_crd(P4_COPY_K16, 128, 8, 128, t, 0, v, &x, &k);
+            cr_expect(x == e / 2 && k == 4 * (e % 2));
+            p4_copy_crd(P4_COPY_X16, 128, 8, 128, t, 0, v, &x, &k);
+            cr_expect(x == 4 * (e % 32) && k == e / 32);
+        }
+    for (int t = 0; t < 128; ++t)
+        for (int v = 0; v < 8; ++v) {
+            const int e = t + 128 * v;
+            int x, k;
+            p4_copy_crd(P4_COPY_X4, 128, 8, 128, t, 0, v, &x, &k);
+            cr_expect(x == e % 128 && k == e / 128);
+        }
+    for (int t = 0; t < 256; ++t)
+        for (int v = 0; v < 4; ++v) { /* K4, 256 threads: k = e%8, x = (e/8) % 128 */
+            const int e = t + 256 * v;
+            int x, k;
+            p4_copy_crd(P4_COPY_K4, 128, 8, 256, t, 0, v, &x, &k);
+            cr_expect(x == (e / 8) % 128 && k == e % 8);
+        }
+}
+
+static p4_cfg pcfg04(const cfg04 *c) {
+    const p4_cfg p = {c->blk_m, c->blk_n, c->blk_k, c->warp_m, c->warp_n, c->thr_m, c->thr_n};
+    return p;
+}
+
 /* Every C element of the CTA tile owned by exactly one (thread, i, j); each thread's rows come
- * in runs of 4 starting at multiples of 4 (float4 reads of sA/sB and float4 stores of C). */
+ * in runs of 4 starting at multiples of 4 (float4 reads of sA/sB and float4 stores of C); the
+ * kernels' bases + constants (p4_frag_base / p4_frag_at) equal the coordinates, for A and B
+ * at every k too. */
 Test(plans04, c_tile_owned_once) {
     for (int ci = 0; ci < NCFG04; ++ci) {
         const cfg04 *c = &cfgs04[ci];
         const int nthr = nthr04(c);
+        const p4_cfg pc = pcfg04(c);
+        const lay_tiled_mma mma = p4_mma(pc);
         cr_assert_eq((c->warp_m / c->thr_m) * (c->warp_n / c->thr_n), 32, "%s lanes", c->name);
         int *hits = calloc((size_t)(c->blk_m * c->blk_n), sizeof(int));
         cr_assert(hits);
-        for (int t = 0; t < nthr; ++t)
+        for (int t = 0; t < nthr; ++t) {
             for (int i = 0; i < c->thr_m; ++i)
                 for (int j = 0; j < c->thr_n; ++j) {
                     int m, n;
-                    p4_thr_c_coord(c->blk_n, c->warp_m, c->warp_n, c->thr_m, c->thr_n, t, i, j,
-                                   &m, &n);
+                    lay_tiled_mma_c_crd(&mma, t, p4_c_val(c->thr_m, i, j), &m, &n);
                     cr_assert(m >= 0 && m < c->blk_m && n >= 0 && n < c->blk_n);
                     if (i % 4 == 0) cr_assert_eq(m % 4, 0);
                     if (j % 4 == 0) cr_assert_eq(n % 4, 0);
+                    cr_assert_eq(p4_frag_base(&mma, pc, P4_FRAG_CM, t) +
+                                     p4_frag_at(&mma, pc, P4_FRAG_CM, p4_c_val(c->thr_m, i, j)),
+                                 m);
+                    cr_assert_eq(p4_frag_base(&mma, pc, P4_FRAG_CN, t) +
+                                     p4_frag_at(&mma, pc, P4_FRAG_CN, p4_c_val(c->thr_m, i, j)),
+                                 n);
                     hits[m * c->blk_n + n]++;
+                    for (int k = 0; k < c->blk_k; ++k) { /* the A row / B column it reads */
+                        int ma, ka, nb, kb;
+                        lay_tiled_mma_a_crd(&mma, t, p4_a_val(c->thr_m, i, k), &ma, &ka);
+                        lay_tiled_mma_b_crd(&mma, t, p4_b_val(c->thr_n, j, k), &nb, &kb);
+                        cr_assert(ma == m && ka == k && nb == n && kb == k);
+                        cr_assert_eq(p4_frag_base(&mma, pc, P4_FRAG_A, t) +
+                                         p4_frag_at(&mma, pc, P4_FRAG_A, p4_a_val(c->thr_m, i, k)),
+                                     soff04(c->blk_m, c->blk_k, m, k));
+                        cr_assert_eq(p4_frag_base(&mma, pc, P4_FRAG_B, t) +
+                                         p4_frag_at(&mma, pc, P4_FRAG_B, p4_b_val(c->thr_n, j, k)),
+                                     soff04(c->blk_n, c->blk_k, n, k));
+                    }
                 }
+        }
         for (int e = 0; e < c->blk_m * c->blk_n; ++e)
             cr_assert_eq(hits[e], 1, "%s: C (%d,%d) owned %d times", c->name, e / c->blk_n,
                          e % c->blk_n, hits[e]);
@@ -266,22 +357,21 @@ Test(plans04, c_tile_owned_once) {
 }
 
 /* The compute reads: for one chunk, the 32 lanes' float4 reads of sB touch at most 8
- * distinct 16-byte chunks that are contiguous (one 128-byte wavefront), and of sA at most 8. */
+ * distinct 16-byte chunks that are contiguous (one 128-byte wavefront). */
 Test(plans04, compute_reads_are_one_wavefront) {
     for (int ci = 0; ci < NCFG04; ++ci) {
         const cfg04 *c = &cfgs04[ci];
+        const lay_tiled_mma mma = p4_mma(pcfg04(c));
         for (int w = 0; w < nthr04(c) / 32; ++w)
             for (int chunk = 0; chunk < c->thr_n / 4; ++chunk) {
                 int lo = 1 << 30, hi = -1;
                 for (int l = 0; l < 32; ++l) {
                     int m, n;
-                    p4_thr_c_coord(c->blk_n, c->warp_m, c->warp_n, c->thr_m, c->thr_n,
-                                   32 * w + l, 0, 4 * chunk, &m, &n);
+                    lay_tiled_mma_c_crd(&mma, 32 * w + l, p4_c_val(c->thr_m, 0, 4 * chunk), &m, &n);
                     lo = n < lo ? n : lo;
                     hi = n > hi ? n : hi;
                 }
-                cr_assert_leq(hi + 4 - lo, 32, "%s: sB read spans %d floats", c->name,
-                              hi + 4 - lo);
+                cr_assert_leq(hi + 4 - lo, 32, "%s: sB read spans %d floats", c->name, hi + 4 - lo);
             }
     }
 }
@@ -314,14 +404,14 @@ Test(plans04, ldg_staging_fits_and_k16_store_conflicts) {
                         int used[32] = {0}, worst = 0;
                         for (int l = 0; l < 32; ++l) {
                             int x, k;
-                            p4_copy_coord(P4_COPY_K16, blk_x, c->blk_k, nthr, 32 * w + l, v, &x,
-                                          &k);
-                            const int b = p4_smem_offset(blk_x, x, k + j) % 32;
+                            p4_copy_crd(P4_COPY_K16, blk_x, c->blk_k, nthr, 32 * w + l, j, v, &x,
+                                        &k);
+                            const int b = soff04(blk_x, c->blk_k, x, k) % 32;
                             worst = ++used[b] > worst ? used[b] : worst;
                         }
                         cr_assert_leq(worst, c->blk_k == 8 ? 1 : 2,
-                                      "%s K16 store warp %d value %d row %d: %d-way", c->name,
-                                      w, v, j, worst);
+                                      "%s K16 store warp %d value %d row %d: %d-way", c->name, w, v,
+                                      j, worst);
                     }
         }
     }

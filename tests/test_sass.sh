@@ -5,6 +5,8 @@
 #   07-08: 16-byte global stores (STG.E.128: the epilogue staged through smem)
 #   09: HGMMA (wgmma), UTMALDG / UTMASTG (TMA loads and stores), SYNCS (mbarrier),
 #       USETMAXREG (setmaxnreg), and none of the sm_80 path (HMMA, LDSM, LDGSTS)
+#   the main loops recorded in tests/data/sass_main_loops.txt: no longer than recorded (zero cost
+#   of the layouts the kernels index through, shown on the machine code)
 # Checks the sm_90 and sm_80 code (lesson 09: its sm_90a code only). Skips with a message when no cuobjdump can be found.
 # Usage: BUILD=build bash tests/test_sass.sh 01_naive 04_copy ...
 set -u
@@ -49,6 +51,25 @@ for l in "$@"; do
             expect "$l" "$arch" "no mma.sync / ldmatrix / cp.async" '\b(HMMA|LDSM|LDGSTS)\b' 0 "$f"
         fi
     done
+    # main loops: no longer than recorded (tests/sass_loops.awk counts one trip)
+    while read -r ml arch kern sel max what; do
+        case "$ml" in ''|\#*) continue ;; esac
+        [ "$ml" = "$l" ] || continue
+        f="$BUILD/$l/sass_sm$arch.txt"
+        loops=$(awk -f "$here/tests/sass_loops.awk" "$f" | grep "$kern" | grep -v ' ffma=0 ')
+        if [ "$sel" = all ]; then
+            n=$(printf '%s\n' "$loops" | sed -n 's/.* n=\([0-9]*\) .*/\1/p' | awk '{s += $1} END {print s + 0}')
+        else
+            sub=$(printf '%s\n' "$loops")
+            for kv in $(printf '%s' "$sel" | tr ',' ' '); do sub=$(printf '%s\n' "$sub" | grep " $kv "); done
+            n=$(printf '%s\n' "$sub" | head -1 | sed -n 's/.* n=\([0-9]*\) .*/\1/p')
+        fi
+        if [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -le "$max" ]; then
+            pass=$((pass+1)); echo "sass: $l sm_$arch $what: $n instructions (recorded $max)"
+        else
+            fail=$((fail+1)); echo "FAIL $l sm_$arch $what: ${n:-no such loop} instructions, recorded $max"
+        fi
+    done < "$here/tests/data/sass_main_loops.txt"
     # the compiler's own report: no kernel with a stack frame or spills
     if grep -E '[1-9][0-9]* bytes stack frame|[1-9][0-9]* bytes spill' "$BUILD/$l/ptxas.txt" >/dev/null; then
         fail=$((fail+1)); echo "FAIL $l: ptxas reports a stack frame or spills:"

@@ -39,85 +39,97 @@
 #include <stdint.h>
 #include "harness.h"
 #include "plan.h"
+#include "ptx.h"
 
 #define P4_CAT_(a, b) a##b
 #define P4_CAT(a, b) P4_CAT_(a, b)
 
-/* ---- cp.async in inline PTX (LDGSTS on sm_80+) ------------------------------------------
- * cp.async.cg.shared.global [dst], [src], 16, src_bytes;
- *     copies src_bytes (0..16) from global src to shared dst and fills the rest of the 16
- *     bytes with zeros. .cg caches in L2 only (the data is reused from smem, not from L1).
- *     dst and src must be 16-byte aligned.
- * cp.async.ca.shared.global [dst], [src], 4, src_bytes;   (src_bytes 0 or 4)
- *     the same for one float (.ca is the only cache mode allowed for 4-byte copies).
- * With src_bytes == 0 nothing is read, but we still pass an address inside the tensor.
- * The copies are asynchronous: the thread goes on at once; they are grouped by
- * cp.async.commit_group and waited for by cp.async.wait_group N, which returns when at most N
- * of this thread's committed groups are still in flight. wait_group says nothing about other
- * threads' copies: a __syncthreads() after it makes the whole tile visible. */
-static __device__ __forceinline__ void p4_cp_async16(float *dst, const float *src, int bytes) {
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
-                 "r"(bytes)
-                 : "memory");
-}
-static __device__ __forceinline__ void p4_cp_async4(float *dst, const float *src, int bytes) {
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(bytes)
-                 : "memory");
-}
-static __device__ __forceinline__ void p4_cp_async_commit(void) {
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-/* N must be a compile-time constant (it is an immediate operand of the instruction). */
-#define p4_cp_async_wait(N) asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory")
-
+/* ---- cp.async (common/ptx.h: LDGSTS on sm_80+) ----------------------------------------
+ * ptx_cp_async_cg16(smem_u32, src, bytes): 16 bytes, src_bytes (0..16) read, the rest zero-filled;
+ * .cg caches in L2 only (the data is reused from smem, not from L1). ptx_cp_async_ca4: the
+ * same for one float (.ca is the only cache mode of 4-byte copies). With src_bytes == 0
+ * nothing is read, but we still pass an address inside the tensor. The copies are
+ * asynchronous: ptx_cp_async_commit() closes this thread's group, PTX_CP_ASYNC_WAIT(N)
+ * returns when at most N of its groups are in flight; a __syncthreads() after it makes the
+ * whole tile visible to the CTA. */
 /* ---- the tiled copy of one k_tile of one operand -----------------------------------------
- * gX points at element (0,0) of the CTA's tile (x0, k0), which is always inside the tensor;
- * element (x,k) of the tile is gX[x*sx + k*sk]. x_rem = X - x0 and k_rem = K - k0 are the
- * rows/columns of the tile that exist (they may exceed BLK_X / BLK_K). check_k = 0 promises
- * k_rem >= BLK_K (any k_tile but the last), so the k tests fold away. sX is the stage's
- * transposed smem tile, pitch = BLK_X + P4_PAD. All arguments but gX, sx, sk, x_rem, k_rem,
- * sX are compile-time constants once inlined, so the loop unrolls and the switch folds.
- * Offsets inside one tile are 32-bit ints (x*sx + k*sk < BLK_X*ld + BLK_K < 2^31, which the
- * variants' check callbacks guarantee by refusing ld >= P4_MAX_LD): one register per copy
- * instead of a 64-bit pointer, to save registers (still not enough for a 128-register cap:
- * see P4_MINB_8X8 below). */
-static __device__ __forceinline__ void p4_copy_tile(const int mode, const int async,
-                                                    const int blk_x, const int blk_k,
-                                                    const int nthr, const int tid,
-                                                    const int check_k,
-                                                    const float *gX, long long sx, long long sk,
-                                                    int x_rem, int k_rem, float *sX,
-                                                    const int pitch) {
-    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
-    if (!check_k) k_rem = blk_k; /* not the last k_tile: every k of the tile exists, so the
+ * Thread tid's part of the copy p4_copy(mode, ...) (plan.h) is a set of partitions, computed
+ * once per CTA (p4_view_make, lay_tiled_copy_partition): of the gmem tile gX (offsets from the
+ * tile origin), of the smem tile sX, and of two identity tiles that give each element's (x,k)
+ * for the predicates (CuTe's identity tensors). Element j of vector v is index j + VEC*v of
+ * each partition; with constant j, v (unrolled loops) every index folds to the thread's offset
+ * plus an immediate. gX points at element (0,0) of the CTA's tile (x0, k0), which is always
+ * inside the tensor. x_rem = X - x0 and k_rem = K - k0 are the rows/columns of the tile that
+ * exist (they may exceed BLK_X / BLK_K). check_k = 0 promises k_rem >= BLK_K (any k_tile but
+ * the last), so the k tests fold away. Offsets inside one tile are 32-bit ints
+ * (x*sx + k*sk < BLK_X*ld + BLK_K < 2^31, which the variants' check callbacks guarantee by
+ * refusing ld >= P4_MAX_LD): one register per copy instead of a 64-bit pointer, to save
+ * registers (still not enough for a 128-register cap: see P4_MINB_8X8 below). */
+#define P4_MAXV 8 /* most vectors a thread moves per k_tile and operand (static_assert'ed) */
+/* A thread's view of one operand's copy: who it is and the gmem tile's strides. Offsets are
+ * computed where they are used, base plus constant, as the layouts give them; nothing else is
+ * kept across the K loop (the compiler keeps or recomputes the bases as registers allow). */
+typedef struct {
+    int tid;    /* the thread */
+    int sx, sk; /* the gmem tile's strides (run-time lda/ldb, or 1) */
+} p4_view;
+
+static __device__ __forceinline__ void p4_view_make(p4_view *w, const int tid, long long sx,
+                                                    long long sk) {
+    w->tid = tid;
+    w->sx = (int)sx;
+    w->sk = (int)sk;
+}
+
+/* Element i = j + VEC*v (element j of vector v) of the thread's copy: its (x,k) in the tile
+ * (plan.h: p4_copy_crd, the tiled copy's coordinates), then its offset through the gmem tile
+ * (BLK_X,BLK_K):(sx,sk) or the smem tile (BLK_X,BLK_K):(1,BLK_X+P4_PAD). */
+static __device__ __forceinline__ int p4_elem(const lay_tiled_copy *cp, const int blk_x,
+                                              const int blk_k, const p4_view *w, int i, int which) {
+    const int vec = lay_tiled_copy_nval(*cp);
+    int x, k;
+    lay_tiled_copy_crd(*cp, blk_x, blk_k, w->tid, i % vec, i / vec, &x, &k);
+    if (which == 0) return (int)lay_crd2idx2(p4_gmem_layout(blk_x, blk_k, w->sx, w->sk), x, k);
+    if (which == 1) return (int)lay_crd2idx2(p4_smem_layout(blk_x, blk_k), x, k);
+    return which == 2 ? x : k;
+}
+/* (in the copy functions below, cp is the mode's tiled copy, built once per call) */
+#define P4_GAT(w, i) p4_elem(&cp, blk_x, blk_k, (w), (i), 0)
+#define P4_SAT(w, i) p4_elem(&cp, blk_x, blk_k, (w), (i), 1)
+#define P4_XAT(w, i) p4_elem(&cp, blk_x, blk_k, (w), (i), 2)
+#define P4_KAT(w, i) p4_elem(&cp, blk_x, blk_k, (w), (i), 3)
+
+static __device__ __forceinline__ void
+p4_copy_tile(const p4_view *w, const int mode, const int async, const int blk_x, const int blk_k,
+             const int nthr, const int check_k, const float *gX, int x_rem, int k_rem, float *sX) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr), vec = p4_copy_vec(mode);
+    const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
+    if (!check_k)
+        k_rem = blk_k; /* not the last k_tile: every k of the tile exists, so the
                                     predicates depend on x only and are hoisted out of the
                                     main loop by the compiler */
 #pragma unroll
     for (int v = 0; v < nv; ++v) {
-        int x, k;
-        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
-        float *dst = sX + p4_smem_offset(blk_x, x, k);
+        const int x = P4_XAT(w, vec * v), k = P4_KAT(w, vec * v);
+        float *dst = sX + P4_SAT(w, vec * v);
+        const float *src = gX + P4_GAT(w, vec * v);
         if (mode == P4_COPY_X16) {
             /* 4 floats along x: how many exist (0..4) -> src-size; the rest is zero */
             const int n = (k < k_rem) ? max(0, min(4, x_rem - x)) : 0;
-            const float *src = gX + (x + k * (int)sk); /* sx == 1 */
             if (async) {
-                p4_cp_async16(dst, n > 0 ? src : gX, 4 * n);
+                ptx_cp_async_cg16(ptx_smem_u32(dst), n > 0 ? src : gX, 4 * n);
             } else if (n == 4) {
                 *(float4 *)dst = *(const float4 *)src; /* LDG.128 + STS.128 */
             } else {
 #pragma unroll
-                for (int j = 0; j < 4; ++j) dst[j] = (j < n) ? src[j] : 0.0f;
+                for (int j = 0; j < 4; ++j) sX[P4_SAT(w, j + vec * v)] = (j < n) ? src[j] : 0.0f;
             }
         } else if (mode == P4_COPY_K16) {
             /* 4 floats along k (gmem contiguous) -> 4 k rows of the transposed tile */
             const int n = (x < x_rem) ? max(0, min(4, k_rem - k)) : 0;
-            const float *src = gX + (x * (int)sx + k);
             float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             if (mode == P4_COPY_K16 && !check_k) { /* whole vector or nothing (x test only) */
-                if (n) r = *(const float4 *)src; /* LDG.128 */
+                if (n) r = *(const float4 *)src;   /* LDG.128 */
             } else if (n == 4) {
                 r = *(const float4 *)src; /* LDG.128 */
             } else {
@@ -125,18 +137,15 @@ static __device__ __forceinline__ void p4_copy_tile(const int mode, const int as
                 if (n > 1) r.y = src[1];
                 if (n > 2) r.z = src[2];
             }
-            dst[0] = r.x;
-            dst[pitch] = r.y;
-            dst[2 * pitch] = r.z;
-            dst[3 * pitch] = r.w;
+            sX[P4_SAT(w, 0 + vec * v)] = r.x;
+            sX[P4_SAT(w, 1 + vec * v)] = r.y;
+            sX[P4_SAT(w, 2 + vec * v)] = r.z;
+            sX[P4_SAT(w, 3 + vec * v)] = r.w;
         } else {
             /* one float (K4: K-major, transposing; X4: x-major but unaligned) */
             const int ok = x < x_rem && k < k_rem;
-            const float *src = gX + (x * (int)sx + k * (int)sk);
-            if (async)
-                p4_cp_async4(dst, ok ? src : gX, ok ? 4 : 0);
-            else
-                *dst = ok ? *src : 0.0f;
+            if (async) ptx_cp_async_ca4(ptx_smem_u32(dst), ok ? src : gX, ok ? 4 : 0);
+            else *dst = ok ? *src : 0.0f;
         }
     }
 }
@@ -148,62 +157,58 @@ static __device__ __forceinline__ void p4_copy_tile(const int mode, const int as
  * then costs one address add and one copy instruction per vector per k_tile. A vector whose
  * rows are outside the tensor gets offset 0 (the tile origin, a valid and 16-byte aligned
  * address) and 0 bytes, i.e. it writes zeros. */
-#define P4_MAXV 8 /* most vectors a thread moves per k_tile and operand (static_assert'ed) */
 typedef struct {
     int off[P4_MAXV]; /* gmem offset of the vector from the tile origin, in floats */
     unsigned words;   /* 4 bits per vector: how many of its floats exist (0..4); the rest is
                          zero-filled. Packed to save registers (one instead of P4_MAXV). */
 } p4_copy_plan;
 
-static __device__ __forceinline__ void p4_copy_prep(p4_copy_plan *pl, const int mode,
-                                                    const int blk_x, const int blk_k,
-                                                    const int nthr, const int tid, long long sx,
-                                                    long long sk, int x_rem) {
-    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+static __device__ __forceinline__ void p4_copy_prep(p4_copy_plan *pl, const p4_view *w,
+                                                    const int mode, const int blk_x,
+                                                    const int blk_k, const int nthr, int x_rem) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr), vec = p4_copy_vec(mode);
+    const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
     pl->words = 0;
 #pragma unroll
     for (int v = 0; v < nv; ++v) {
-        int x, k;
-        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
+        const int x = P4_XAT(w, vec * v);
         const int in = x < x_rem;
-        pl->off[v] = in ? x * (int)sx + k * (int)sk : 0;
-        const int words = (mode == P4_COPY_X16) ? max(0, min(4, x_rem - x))
-                                                : (in ? p4_copy_vec(mode) : 0);
+        pl->off[v] = in ? P4_GAT(w, vec * v) : 0;
+        const int words = (mode == P4_COPY_X16) ? max(0, min(4, x_rem - x)) : (in ? vec : 0);
         pl->words |= (unsigned)words << (4 * v);
     }
 }
 
-static __device__ __forceinline__ void p4_copy_issue(const p4_copy_plan *pl, const int mode,
-                                                     const int async, const int blk_x,
-                                                     const int blk_k, const int nthr,
-                                                     const int tid, const float *gX, float *sX,
-                                                     const int pitch) {
-    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+static __device__ __forceinline__ void p4_copy_issue(const p4_copy_plan *pl, const p4_view *w,
+                                                     const int mode, const int async,
+                                                     const int blk_x, const int blk_k,
+                                                     const int nthr, const float *gX, float *sX) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr), vec = p4_copy_vec(mode);
+    const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
 #pragma unroll
     for (int v = 0; v < nv; ++v) {
-        int x, k;
-        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
-        float *dst = sX + p4_smem_offset(blk_x, x, k);
+        float *dst = sX + P4_SAT(w, vec * v);
         const float *src = gX + pl->off[v];
         const int bytes = 4 * (int)((pl->words >> (4 * v)) & 0xFu);
         if (mode == P4_COPY_X16) {
             if (async) {
-                p4_cp_async16(dst, src, bytes);
+                ptx_cp_async_cg16(ptx_smem_u32(dst), src, bytes);
             } else if (bytes == 16) {
                 *(float4 *)dst = *(const float4 *)src;
             } else {
 #pragma unroll
-                for (int j = 0; j < 4; ++j) dst[j] = (4 * j < bytes) ? src[j] : 0.0f;
+                for (int j = 0; j < 4; ++j)
+                    sX[P4_SAT(w, j + vec * v)] = (4 * j < bytes) ? src[j] : 0.0f;
             }
         } else if (mode == P4_COPY_K16) { /* synchronous only */
             float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             if (bytes == 16) r = *(const float4 *)src;
-            dst[0] = r.x;
-            dst[pitch] = r.y;
-            dst[2 * pitch] = r.z;
-            dst[3 * pitch] = r.w;
+            sX[P4_SAT(w, 0 + vec * v)] = r.x;
+            sX[P4_SAT(w, 1 + vec * v)] = r.y;
+            sX[P4_SAT(w, 2 + vec * v)] = r.z;
+            sX[P4_SAT(w, 3 + vec * v)] = r.w;
         } else if (async) {
-            p4_cp_async4(dst, src, bytes);
+            ptx_cp_async_ca4(ptx_smem_u32(dst), src, bytes);
         } else {
             *dst = bytes ? *src : 0.0f;
         }
@@ -226,16 +231,15 @@ static int p4_mode(int kmajor, const void *ptr, long long ld, int async) {
  * (p4_copy_prep); check_k = 1 (last k_tile only) also drops the k's at or beyond k_rem. Every
  * element that does not exist is a zero in rS and is never read: a partial vector is read one
  * float at a time, only its existing floats. */
-static __device__ __forceinline__ void p4_ldg_tile(const p4_copy_plan *pl, const int mode,
-                                                   const int blk_x, const int blk_k,
-                                                   const int nthr, const int tid,
-                                                   const int check_k, const float *gX,
-                                                   int k_rem, float *rS) {
-    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+static __device__ __forceinline__ void p4_ldg_tile(const p4_copy_plan *pl, const p4_view *w,
+                                                   const int mode, const int blk_x, const int blk_k,
+                                                   const int nthr, const int check_k,
+                                                   const float *gX, int k_rem, float *rS) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr), vec = p4_copy_vec(mode);
+    const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
 #pragma unroll
     for (int v = 0; v < nv; ++v) {
-        int x, k;
-        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
+        const int k = P4_KAT(w, vec * v);
         const float *src = gX + pl->off[v];
         int n = (int)((pl->words >> (4 * v)) & 0xFu); /* floats of the vector that exist */
         if (check_k) n = (mode == P4_COPY_K16) ? min(n, max(0, k_rem - k)) : (k < k_rem ? n : 0);
@@ -265,25 +269,21 @@ static __device__ __forceinline__ void p4_ldg_tile(const p4_copy_plan *pl, const
     }
 }
 
-static __device__ __forceinline__ void p4_sts_tile(const int mode, const int blk_x,
-                                                   const int blk_k, const int nthr,
-                                                   const int tid, const float *rS, float *sX,
-                                                   const int pitch) {
-    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr);
+static __device__ __forceinline__ void p4_sts_tile(const p4_view *w, const int mode,
+                                                   const int blk_x, const int blk_k, const int nthr,
+                                                   const float *rS, float *sX) {
+    const int nv = p4_copy_count(mode, blk_x, blk_k, nthr), vec = p4_copy_vec(mode);
+    const lay_tiled_copy cp = p4_copy(mode, blk_x, blk_k, nthr);
 #pragma unroll
     for (int v = 0; v < nv; ++v) {
-        int x, k;
-        p4_copy_coord(mode, blk_x, blk_k, nthr, tid, v, &x, &k);
-        float *dst = sX + p4_smem_offset(blk_x, x, k);
         if (mode == P4_COPY_K16) { /* 4 k's -> 4 rows of the transposed tile: 4 STS.32 */
-            dst[0] = rS[4 * v];
-            dst[pitch] = rS[4 * v + 1];
-            dst[2 * pitch] = rS[4 * v + 2];
-            dst[3 * pitch] = rS[4 * v + 3];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) sX[P4_SAT(w, j + vec * v)] = rS[4 * v + j];
         } else if (mode == P4_COPY_X16) { /* 4 x's: one STS.128 */
-            *(float4 *)dst = make_float4(rS[4 * v], rS[4 * v + 1], rS[4 * v + 2], rS[4 * v + 3]);
+            *(float4 *)(sX + P4_SAT(w, vec * v)) =
+                make_float4(rS[4 * v], rS[4 * v + 1], rS[4 * v + 2], rS[4 * v + 3]);
         } else {
-            *dst = rS[v];
+            sX[P4_SAT(w, v)] = rS[v];
         }
     }
 }
@@ -324,29 +324,32 @@ static __device__ __forceinline__ void p4_store_run4(float *tCgC, const float *a
 }
 
 /* The whole epilogue of a thread: tCrC (THR_M,THR_N) accumulators, row-major, as placed by the
- * compute partition (plan.h: p4_thr_c_coord). Row i of the thread tile is one C row; its THR_N
- * columns are THR_N/4 runs of 4 contiguous floats, each stored by p4_store_run4. The tile
- * constants are compile-time at every call (kernel.cuh, kernel_ldg.cuh), so the loops unroll
- * and tCrC stays in registers (ptxas: 0 bytes stack). */
-static __device__ __forceinline__ void p4_epilogue(const float *tCrC, const int blk_n,
-                                                   const int warp_m, const int warp_n,
-                                                   const int thr_m, const int thr_n, int tid,
+ * compute partition (plan.h: p4_mma). Accumulator (i, j) is value p4_c_val(i, j) of the
+ * thread's C fragment; its partitions of two identity tiles give its (m, n) in the CTA tile,
+ * and the matrix layout mC (M,N):(ldc,1) its address (flat: a dot product). Row i
+ * of the thread tile is one C row; its THR_N columns are THR_N/4 runs of 4 contiguous floats,
+ * each stored by p4_store_run4. The tile constants are compile-time at every call
+ * (kernel.cuh, kernel_ldg.cuh), so the loops unroll and tCrC stays in registers (ptxas:
+ * 0 bytes stack). */
+static __device__ __forceinline__ void p4_epilogue(const float *tCrC, const p4_cfg cfg, int tid,
                                                    int m0, int n0, int M, int N, float *C,
                                                    long long ldc, int c_vec, float alpha,
                                                    float beta) {
+    const lay_layout mC = lay_l2(M, N, (int)ldc, 1); /* (M,N) */
+    /* (m, n) of accumulator value v: the thread's base plus a constant (p4_frag) */
+    const lay_tiled_mma mma = p4_mma(cfg);
+    const int tCcm = m0 + p4_frag_base(&mma, cfg, P4_FRAG_CM, tid);
+    const int tCcn = n0 + p4_frag_base(&mma, cfg, P4_FRAG_CN, tid);
+
 #pragma unroll
-    for (int i = 0; i < thr_m; ++i) {
-        int m, n;
-        p4_thr_c_coord(blk_n, warp_m, warp_n, thr_m, thr_n, tid, i, 0, &m, &n);
-        m += m0;
+    for (int i = 0; i < cfg.thr_m; ++i) {
+        const int m = tCcm + p4_frag_at(&mma, cfg, P4_FRAG_CM, p4_c_val(cfg.thr_m, i, 0));
         if (m >= M) continue;
 #pragma unroll
-        for (int c = 0; c < thr_n / 4; ++c) {
-            p4_thr_c_coord(blk_n, warp_m, warp_n, thr_m, thr_n, tid, i, 4 * c, &m, &n);
-            m += m0;
-            n += n0;
-            float *tCgC = C + (long long)m * ldc + n; /* (4) */
-            p4_store_run4(tCgC, tCrC + i * thr_n + 4 * c, n, N, c_vec, alpha, beta);
+        for (int c = 0; c < cfg.thr_n / 4; ++c) {
+            const int n = tCcn + p4_frag_at(&mma, cfg, P4_FRAG_CN, p4_c_val(cfg.thr_m, i, 4 * c));
+            float *tCgC = C + lay_crd2idx2(mC, m, n); /* (4) */
+            p4_store_run4(tCgC, tCrC + i * cfg.thr_n + 4 * c, n, N, c_vec, alpha, beta);
         }
     }
 }
@@ -482,7 +485,6 @@ static __device__ __forceinline__ void p4_epilogue(const float *tCrC, const int 
 #define K_PEEL 1
 #include "kernel_ldg.cuh"
 
-
 /* Refusals: the grid is 1-D (grouped rasterization), limited to 2^31-1 CTAs, and offsets
  * inside an operand tile are 32-bit (P4_MAX_LD). */
 static const char *check_common(const gemm_problem *p, int blk_m, int blk_n) {
@@ -502,8 +504,10 @@ static const char *check_grid_128x256(const gemm_problem *p) { return check_comm
  * around in p4_ldg_tile; notes/perf.md run 7.) */
 #define LDG_LAYOUTS GEMM_LAYOUT_ALL
 static const gemm_variant variants[] = {
-    {"ldg128_128x128x8_4w", "128x128x8, 4 warps of 64x64, 16x8/thread, 2 CTAs/SM, LDG.128 -> "
-     "regs -> STS", FP32, LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w},
+    {"ldg128_128x128x8_4w",
+     "128x128x8, 4 warps of 64x64, 16x8/thread, 2 CTAs/SM, LDG.128 -> "
+     "regs -> STS",
+     FP32, LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_4w},
     {"ldg128_128x256x8", "128x256x8, 64x64 warp, 16x8/thread, LDG.128 -> regs -> STS, 2 buffers",
      FP32, LDG_LAYOUTS, 1, check_grid_128x256, launch_gemm04_ldg_n256},
     {"fast", "128x128x8 CTA, 32x64 warp, 8x8/thread, 3-stage cp.async, grouped raster", FP32,
@@ -514,8 +518,8 @@ static const gemm_variant variants[] = {
      GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_cp2},
     {"fast_128x128x8_s4", "as fast with a 4-stage cp.async pipeline", FP32, GEMM_LAYOUT_ALL, 1,
      check_grid_128x128, launch_gemm04_fast_s4},
-    {"fast_128x128x16", "128x128x16 CTA, 32x64 warp, 8x8/thread, 3 stages", FP32,
-     GEMM_LAYOUT_ALL, 1, check_grid_128x128, launch_gemm04_fast_k16},
+    {"fast_128x128x16", "128x128x16 CTA, 32x64 warp, 8x8/thread, 3 stages", FP32, GEMM_LAYOUT_ALL,
+     1, check_grid_128x128, launch_gemm04_fast_k16},
     {"ldg128_128x128x8", "128x128x8, 8x8/thread, LDG.128 -> regs -> STS, 2 buffers", FP32,
      LDG_LAYOUTS, 1, check_grid_128x128, launch_gemm04_ldg_1cta},
     {"ldg128_128x128x16", "128x128x16, 8x8/thread, LDG.128 -> regs -> STS, 2 buffers", FP32,

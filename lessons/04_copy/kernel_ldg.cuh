@@ -25,10 +25,10 @@
 #define K_NTHR ((K_BLK_M / K_WARP_M) * (K_BLK_N / K_WARP_N) * 32) /* threads per CTA */
 #define K_SA_PITCH (K_BLK_M + P4_PAD)
 #define K_SB_PITCH (K_BLK_N + P4_PAD)
-#define K_SA_SIZE (K_BLK_K * K_SA_PITCH)      /* floats of sA per buffer */
+#define K_SA_SIZE (K_BLK_K * K_SA_PITCH) /* floats of sA per buffer */
 #define K_SB_SIZE (K_BLK_K * K_SB_PITCH)
-#define K_BUF (K_SA_SIZE + K_SB_SIZE)         /* one buffer: sA then sB */
-#define K_RA (K_BLK_M * K_BLK_K / K_NTHR)     /* floats of A staged in registers per thread */
+#define K_BUF (K_SA_SIZE + K_SB_SIZE)     /* one buffer: sA then sB */
+#define K_RA (K_BLK_M * K_BLK_K / K_NTHR) /* floats of A staged in registers per thread */
 #define K_RB (K_BLK_N * K_BLK_K / K_NTHR)
 
 static_assert(K_THR_M % 4 == 0 && K_THR_N % 4 == 0, "thread tile is made of 4x4 chunks");
@@ -42,10 +42,11 @@ static_assert((K_BLK_M * K_BLK_K) % (4 * K_NTHR) == 0 && (K_BLK_N * K_BLK_K) % (
 
 static const int P4_CAT(K_NAME, _smem_bytes) = 2 * K_BUF * (int)sizeof(float);
 
-static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
-    int M, int N, int K, float alpha, const float *__restrict__ A, long long a_sx,
-    long long a_sk, const float *__restrict__ B, long long b_sx, long long b_sk, float beta,
-    float *__restrict__ C, long long ldc, int c_vec, const int a_mode, const int b_mode) {
+static __device__ __forceinline__ void
+P4_CAT(K_NAME, _body)(int M, int N, int K, float alpha, const float *__restrict__ A, long long a_sx,
+                      long long a_sk, const float *__restrict__ B, long long b_sx, long long b_sk,
+                      float beta, float *__restrict__ C, long long ldc, int c_vec, const int a_mode,
+                      const int b_mode) {
     const int tid = threadIdx.x;
 
     /* which tile of C: grouped rasterization (plan.h) */
@@ -69,13 +70,13 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
     extern __shared__ float4 p4_smem[];
     float *smem = (float *)p4_smem;
 
-    /* compute partition (plan.h: p4_thr_c_coord) */
-    const int warp = tid / 32, lane = tid % 32;
-    const int lanes_m = K_WARP_M / K_THR_M, lanes_n = K_WARP_N / K_THR_N;
-    const int wm = warp / (K_BLK_N / K_WARP_N), wn = warp % (K_BLK_N / K_WARP_N);
-    const int lm = lane / lanes_n, ln = lane % lanes_n;
-    const float *tCsA = smem + wm * K_WARP_M + lm * 4;             /* (THR_M,BLK_K) in buf 0 */
-    const float *tCsB = smem + K_SA_SIZE + wn * K_WARP_N + ln * 4; /* (THR_N,BLK_K) in buf 0 */
+    /* ---- compute partition (plan.h: p4_mma, the FFMA atom tiled over the warps): A value v of
+     * this thread is sA[tCsA + p4_frag_at(.., P4_FRAG_A, v)], the thread's base plus a constant;
+     * v = p4_a_val(THR_M, 4c, k) is chunk c at k, read as one float4 with the next 3. B alike. */
+    const p4_cfg cfg = {K_BLK_M, K_BLK_N, K_BLK_K, K_WARP_M, K_WARP_N, K_THR_M, K_THR_N};
+    const lay_tiled_mma mma = p4_mma(cfg);
+    const int tCsA = p4_frag_base(&mma, cfg, P4_FRAG_A, tid); /* sA offset of A value 0 */
+    const int tCsB = p4_frag_base(&mma, cfg, P4_FRAG_B, tid); /* sB offset of B value 0 */
 
     float tCrC[K_THR_M][K_THR_N];
 #pragma unroll
@@ -86,28 +87,30 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
     const int k_tiles = (K + K_BLK_K - 1) / K_BLK_K;
 
     p4_copy_plan tAplan, tBplan;
-    p4_copy_prep(&tAplan, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, a_sx, a_sk, M - m0);
-    p4_copy_prep(&tBplan, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, b_sx, b_sk, N - n0);
+    p4_view tAv, tBv; /* this thread's part of the tiled copies (gemm.cu: p4_view) */
+    p4_view_make(&tAv, tid, a_sx, a_sk);
+    p4_view_make(&tBv, tid, b_sx, b_sk);
+    p4_copy_prep(&tAplan, &tAv, a_mode, K_BLK_M, K_BLK_K, K_NTHR, M - m0);
+    p4_copy_prep(&tBplan, &tBv, b_mode, K_BLK_N, K_BLK_K, K_NTHR, N - n0);
 
     float tArA[K_RA], tBrB[K_RB]; /* the staged k_tile: this thread's part of gA_t / gB_t */
 
     /* Loads k_tile t (origin gA_t / gB_t) into registers; only the last k_tile tests k. */
-#define K_LDG(t, may_be_last)                                                                  \
-    do {                                                                                       \
-        if (!(may_be_last) || (t) + 1 < k_tiles) {                                             \
-            p4_ldg_tile(&tAplan, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, 0, gA_t, 0, tArA);     \
-            p4_ldg_tile(&tBplan, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, 0, gB_t, 0, tBrB);     \
-        } else {                                                                               \
-            const int k_rem = K - (t) * K_BLK_K;                                               \
-            p4_ldg_tile(&tAplan, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, 1, gA_t, k_rem, tArA); \
-            p4_ldg_tile(&tBplan, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, 1, gB_t, k_rem, tBrB); \
-        }                                                                                      \
+#define K_LDG(t, may_be_last)                                                                   \
+    do {                                                                                        \
+        if (!(may_be_last) || (t) + 1 < k_tiles) {                                              \
+            p4_ldg_tile(&tAplan, &tAv, a_mode, K_BLK_M, K_BLK_K, K_NTHR, 0, gA_t, 0, tArA);     \
+            p4_ldg_tile(&tBplan, &tBv, b_mode, K_BLK_N, K_BLK_K, K_NTHR, 0, gB_t, 0, tBrB);     \
+        } else {                                                                                \
+            const int k_rem = K - (t)*K_BLK_K;                                                  \
+            p4_ldg_tile(&tAplan, &tAv, a_mode, K_BLK_M, K_BLK_K, K_NTHR, 1, gA_t, k_rem, tArA); \
+            p4_ldg_tile(&tBplan, &tBv, b_mode, K_BLK_N, K_BLK_K, K_NTHR, 1, gB_t, k_rem, tBrB); \
+        }                                                                                       \
     } while (0)
-#define K_STS(buf)                                                                             \
-    do {                                                                                       \
-        p4_sts_tile(a_mode, K_BLK_M, K_BLK_K, K_NTHR, tid, tArA, smem + (buf), K_SA_PITCH);    \
-        p4_sts_tile(b_mode, K_BLK_N, K_BLK_K, K_NTHR, tid, tBrB, smem + (buf) + K_SA_SIZE,     \
-                    K_SB_PITCH);                                                               \
+#define K_STS(buf)                                                                           \
+    do {                                                                                     \
+        p4_sts_tile(&tAv, a_mode, K_BLK_M, K_BLK_K, K_NTHR, tArA, smem + (buf));             \
+        p4_sts_tile(&tBv, b_mode, K_BLK_N, K_BLK_K, K_NTHR, tBrB, smem + (buf) + K_SA_SIZE); \
     } while (0)
 
     /* Fragments. K_FRAG2 = 1: ping-pong f = 0/1, the fragments of k+1 are read from smem while
@@ -115,24 +118,30 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
      * registers fewer; the sm_80 build of ldg128_128x128x8_4w, whose double-buffered fragments
      * spilled at 255 registers); the compiler still hoists the loads. */
     float fA[1 + K_FRAG2][K_THR_M], fB[1 + K_FRAG2][K_THR_N];
-#define K_LDS(f, buf, k)                                                                       \
-    do {                                                                                       \
-        _Pragma("unroll") for (int c = 0; c < K_THR_M / 4; ++c) {                              \
-            const float4 v = *(const float4 *)(tCsA + (buf) + (k) * K_SA_PITCH + c * lanes_m * 4); \
-            fA[f][4 * c] = v.x; fA[f][4 * c + 1] = v.y; fA[f][4 * c + 2] = v.z;                \
-            fA[f][4 * c + 3] = v.w;                                                            \
-        }                                                                                      \
-        _Pragma("unroll") for (int c = 0; c < K_THR_N / 4; ++c) {                              \
-            const float4 v = *(const float4 *)(tCsB + (buf) + (k) * K_SB_PITCH + c * lanes_n * 4); \
-            fB[f][4 * c] = v.x; fB[f][4 * c + 1] = v.y; fB[f][4 * c + 2] = v.z;                \
-            fB[f][4 * c + 3] = v.w;                                                            \
-        }                                                                                      \
+#define K_LDS(f, buf, k)                                                                           \
+    do {                                                                                           \
+        _Pragma("unroll") for (int c = 0; c < K_THR_M / 4; ++c) {                                  \
+            const int a_ = tCsA + p4_frag_at(&mma, cfg, P4_FRAG_A, p4_a_val(K_THR_M, 4 * c, (k))); \
+            const float4 v = *(const float4 *)(smem + (buf) + a_);                                 \
+            fA[f][4 * c] = v.x;                                                                    \
+            fA[f][4 * c + 1] = v.y;                                                                \
+            fA[f][4 * c + 2] = v.z;                                                                \
+            fA[f][4 * c + 3] = v.w;                                                                \
+        }                                                                                          \
+        _Pragma("unroll") for (int c = 0; c < K_THR_N / 4; ++c) {                                  \
+            const int b_ = tCsB + p4_frag_at(&mma, cfg, P4_FRAG_B, p4_b_val(K_THR_N, 4 * c, (k))); \
+            const float4 v = *(const float4 *)(smem + K_SA_SIZE + (buf) + b_);                     \
+            fB[f][4 * c] = v.x;                                                                    \
+            fB[f][4 * c + 1] = v.y;                                                                \
+            fB[f][4 * c + 2] = v.z;                                                                \
+            fB[f][4 * c + 3] = v.w;                                                                \
+        }                                                                                          \
     } while (0)
-#define K_FFMA(f)                                                                              \
-    do {                                                                                       \
-        _Pragma("unroll") for (int i = 0; i < K_THR_M; ++i)                                    \
-            _Pragma("unroll") for (int j = 0; j < K_THR_N; ++j)                                \
-                tCrC[i][j] = fmaf(fA[f][i], fB[f][j], tCrC[i][j]);                             \
+#define K_FFMA(f)                                                            \
+    do {                                                                     \
+        _Pragma("unroll") for (int i = 0; i < K_THR_M; ++i)                  \
+            _Pragma("unroll") for (int j = 0; j < K_THR_N; ++j) tCrC[i][j] = \
+                fmaf(fA[f][i], fB[f][j], tCrC[i][j]);                        \
     } while (0)
 
     /* Prologue: k_tile 0 -> registers -> buffer 0. */
@@ -150,45 +159,45 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
      * K_PEEL = 0 runs the general version for every k_tile (one copy of the unrolled FFMAs
      * instead of two: fewer live values, which the 128-register kernel needs to not spill). */
 #if K_FRAG2
-#define K_ITER(hot)                                                                            \
-    do {                                                                                       \
-        const int more = (hot) || t + 1 < k_tiles;                                             \
-        if (more) { /* k_tile t+1 -> registers, in flight during the FFMAs below */            \
-            gA_t += a_step;                                                                    \
-            gB_t += b_step;                                                                    \
-            K_LDG(t + 1, !(hot));                                                              \
-        }                                                                                      \
-        _Pragma("unroll") for (int k = 0; k < K_BLK_K; ++k) {                                  \
-            if (k == K_BLK_K - 1 && more) {                                                    \
+#define K_ITER(hot)                                                                              \
+    do {                                                                                         \
+        const int more = (hot) || t + 1 < k_tiles;                                               \
+        if (more) { /* k_tile t+1 -> registers, in flight during the FFMAs below */              \
+            gA_t += a_step;                                                                      \
+            gB_t += b_step;                                                                      \
+            K_LDG(t + 1, !(hot));                                                                \
+        }                                                                                        \
+        _Pragma("unroll") for (int k = 0; k < K_BLK_K; ++k) {                                    \
+            if (k == K_BLK_K - 1 && more) {                                                      \
                 /* k_tile t+1 -> the other buffer. Its last reader was k_tile t-1, and every   \
                  * thread passed the barrier below (end of k_tile t-1) after its last read of  \
-                 * it; the barrier then publishes the stores: one barrier per k_tile. */       \
-                K_STS(rbuf ^ K_BUF);                                                           \
-                __syncthreads();                                                               \
-                rbuf ^= K_BUF;                                                                 \
-            }                                                                                  \
-            if (k + 1 < K_BLK_K || more) K_LDS((k + 1) & 1, rbuf, (k + 1) % K_BLK_K);          \
-            K_FFMA(k & 1);                                                                     \
-        }                                                                                      \
+                 * it; the barrier then publishes the stores: one barrier per k_tile. */ \
+                K_STS(rbuf ^ K_BUF);                                                             \
+                __syncthreads();                                                                 \
+                rbuf ^= K_BUF;                                                                   \
+            }                                                                                    \
+            if (k + 1 < K_BLK_K || more) K_LDS((k + 1) & 1, rbuf, (k + 1) % K_BLK_K);            \
+            K_FFMA(k & 1);                                                                       \
+        }                                                                                        \
     } while (0)
 #else
-#define K_ITER(hot)                                                                            \
-    do {                                                                                       \
-        const int more = (hot) || t + 1 < k_tiles;                                             \
-        if (more) {                                                                            \
-            gA_t += a_step;                                                                    \
-            gB_t += b_step;                                                                    \
-            K_LDG(t + 1, !(hot));                                                              \
-        }                                                                                      \
-        _Pragma("unroll") for (int k = 0; k < K_BLK_K; ++k) {                                  \
-            K_LDS(0, rbuf, k);                                                                 \
-            K_FFMA(0);                                                                         \
-        }                                                                                      \
-        if (more) { /* same argument as above: one barrier per k_tile */                       \
-            K_STS(rbuf ^ K_BUF);                                                               \
-            __syncthreads();                                                                   \
-            rbuf ^= K_BUF;                                                                     \
-        }                                                                                      \
+#define K_ITER(hot)                                                      \
+    do {                                                                 \
+        const int more = (hot) || t + 1 < k_tiles;                       \
+        if (more) {                                                      \
+            gA_t += a_step;                                              \
+            gB_t += b_step;                                              \
+            K_LDG(t + 1, !(hot));                                        \
+        }                                                                \
+        _Pragma("unroll") for (int k = 0; k < K_BLK_K; ++k) {            \
+            K_LDS(0, rbuf, k);                                           \
+            K_FFMA(0);                                                   \
+        }                                                                \
+        if (more) { /* same argument as above: one barrier per k_tile */ \
+            K_STS(rbuf ^ K_BUF);                                         \
+            __syncthreads();                                             \
+            rbuf ^= K_BUF;                                               \
+        }                                                                \
     } while (0)
 #endif
     int t = 0;
@@ -203,8 +212,7 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 #undef K_LDS
 
     /* ---- epilogue: tCgC = alpha * tCrC + beta * tCgC (gemm.cu: p4_epilogue) ------------ */
-    p4_epilogue(&tCrC[0][0], K_BLK_N, K_WARP_M, K_WARP_N, K_THR_M, K_THR_N, tid, m0, n0, M, N, C,
-                ldc, c_vec, alpha, beta);
+    p4_epilogue(&tCrC[0][0], cfg, tid, m0, n0, M, N, C, ldc, c_vec, alpha, beta);
 }
 
 /* K_MINB = CTAs per SM promised to __launch_bounds__ (2 for ldg128_128x128x8_4w: 2 x 128
@@ -218,13 +226,12 @@ static __device__ __forceinline__ void P4_CAT(K_NAME, _body)(
 #endif
 __global__ void __launch_bounds__(K_NTHR, K_MINB_ARCH)
     K_NAME(int M, int N, int K, float alpha, const float *__restrict__ A, long long a_sx,
-           long long a_sk, int a_mode, const float *__restrict__ B, long long b_sx,
-           long long b_sk, int b_mode, float beta, float *__restrict__ C, long long ldc,
-           int c_vec) {
-#define K_CASE(am, bm)                                                                        \
-    case (am) * P4_NCOPY + (bm):                                                               \
-        P4_CAT(K_NAME, _body)(M, N, K, alpha, A, a_sx, a_sk, B, b_sx, b_sk, beta, C, ldc,      \
-                              c_vec, am, bm);                                                  \
+           long long a_sk, int a_mode, const float *__restrict__ B, long long b_sx, long long b_sk,
+           int b_mode, float beta, float *__restrict__ C, long long ldc, int c_vec) {
+#define K_CASE(am, bm)                                                               \
+    case (am)*P4_NCOPY + (bm):                                                       \
+        P4_CAT(K_NAME, _body)                                                        \
+        (M, N, K, alpha, A, a_sx, a_sk, B, b_sx, b_sk, beta, C, ldc, c_vec, am, bm); \
         break
     switch (a_mode * P4_NCOPY + b_mode) {
         K_CASE(P4_COPY_K16, P4_COPY_K16);
@@ -236,8 +243,7 @@ __global__ void __launch_bounds__(K_NTHR, K_MINB_ARCH)
         K_CASE(P4_COPY_X4, P4_COPY_K16);
         K_CASE(P4_COPY_X4, P4_COPY_X16);
         K_CASE(P4_COPY_X4, P4_COPY_X4);
-    default:
-        break; /* unreachable: p4_ldg_mode returns only these three modes */
+        default: break; /* unreachable: p4_ldg_mode returns only these three modes */
     }
 #undef K_CASE
 }
@@ -249,8 +255,8 @@ static cudaError_t P4_CAT(launch_, K_NAME)(const gemm_problem *p, cudaStream_t s
             cudaFuncSetAttribute(K_NAME, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (e != cudaSuccess) return e;
     }
-    const long long tiles = (long long)((p->m + K_BLK_M - 1) / K_BLK_M) *
-                            ((p->n + K_BLK_N - 1) / K_BLK_N);
+    const long long tiles =
+        (long long)((p->m + K_BLK_M - 1) / K_BLK_M) * ((p->n + K_BLK_N - 1) / K_BLK_N);
     const int a_mode = p4_ldg_mode(p->a_kmajor, p->A, p->lda);
     const int b_mode = p4_ldg_mode(p->b_kmajor, p->B, p->ldb);
     const int c_vec = p->ldc % 4 == 0 && (uintptr_t)p->C % 16 == 0;

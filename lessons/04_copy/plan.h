@@ -1,15 +1,24 @@
-/* plan.h - lesson 04's tile constants and thread partitions, shared by the kernel (gemm.cu)
+/* plan.h - lesson 04's tile constants and its choice of layouts, shared by the kernel (gemm.cu)
  * and the CPU test (tests/test_plans_0304.c), so the test proves the partitions the kernel
  * really uses. Plain C: compiles with gcc (host) and nvcc (host + device).
+ *
+ * Every per-thread offset of the kernels comes from the layouts built here from constants
+ * (common/layout.h, common/layout_tv.h), evaluated at the thread index:
+ *   - the tiled copies (p4_copy): a thread layout x a value layout per copy mode;
+ *   - the smem tile (p4_smem_layout) and the gmem tile (p4_gmem_layout);
+ *   - the compute partition (p4_mma): an FFMA "atom" (4x8 lanes, 4x4 values each) tiled over
+ *     the warps and the warp tile.
  *
  * Names (see DESIGN.md): x is the row mode of an operand tile (M for A, N for B), BLK_X its
  * size (BLK_M or BLK_N); k the reduction mode. Shared memory holds every operand tile
  * TRANSPOSED, as (BLK_K, BLK_X) with x contiguous and each k row padded by P4_PAD floats:
- *     sX[k * (BLK_X + P4_PAD) + x]                                   // (BLK_X,BLK_K)
+ *     sX (BLK_X,BLK_K):(1,BLK_X+P4_PAD)
  * so the inner product loop reads 4 consecutive x (one float4) per LDS.128.
  */
 #ifndef LESSON04_PLAN_H
 #define LESSON04_PLAN_H
+
+#include "layout.h"
 
 #ifdef __CUDACC__
 #define P4_HD static inline __host__ __device__
@@ -43,7 +52,8 @@
 #define CFG_K16_THR_N 8
 #define CFG_K16_STAGES 3
 
-#define CFG_N256_BLK_M 128 /* 128x256x8, warp 64x64, 16x8/thread, 3 stages: no variant (it
+#define CFG_N256_BLK_M \
+    128 /* 128x256x8, warp 64x64, 16x8/thread, 3 stages: no variant (it
                              spilled at 255 registers; gemm.cu); the CPU test still checks it */
 #define CFG_N256_BLK_N 256
 #define CFG_N256_BLK_K 8
@@ -140,76 +150,136 @@ P4_HD void p4_tile_coord(int id, int tiles_m, int tiles_n, int *tile_m, int *til
     *tile_n = (id % per_group) / group_m;
 }
 
-/* ---- copy partitions (the TV layouts of the tiled copies) --------------------------------
- * A tile (BLK_X,BLK_K) is cut into vectors of VEC = 1 or 4 floats. Vector number e (0 ..
- * BLK_X*BLK_K/VEC - 1) is moved by thread e % NTHR as its value e / NTHR: the thread layout is
- * "consecutive e -> consecutive threads", the value layout "repeat every NTHR vectors". The
- * mode says how e maps to the (x,k) coordinate of the vector's first element:
+/* ---- copy partitions: tiled copies (thread layout x value layout) ----------------------
+ * A tile (BLK_X,BLK_K) is moved by NTHR threads, one copy instruction of VEC = 1 or 4 floats per
+ * (thread, repeat). The value layout is one instruction's elements; the thread layout places
+ * the threads on a grid of such vectors; the grid repeats over the tile (lay_tiled_copy,
+ * common/layout_tv.h; print one with `build/tools/layouts copy THR VAL BLK_X BLK_K`):
  *   P4_COPY_K4   1 float, gmem K-major (k contiguous) -> transposed smem (cp.async 4 B):
- *                e = k_lo + 8*(x + BLK_X*k_hi), k = k_lo + 8*k_hi: a warp reads 4 rows x 8 k
- *                (four 32-byte sectors) and writes 32 different banks.
- *   P4_COPY_K16  4 floats along k, gmem K-major, read as one LDG.128, stored as 4 scalars
- *                (synchronous path only: cp.async cannot transpose): e = kv + (BLK_K/4)*x.
- *   P4_COPY_X16  4 floats along x, gmem x-major (M- or N-contiguous): e = xv + (BLK_X/4)*k,
- *                x = 4*xv: cp.async 16 B, a warp moves 512 contiguous bytes.
- *   P4_COPY_X4   1 float along x, gmem x-major but not 16-byte aligned: e = x + BLK_X*k. */
+ *                thr (NTHR/8, 8):(8,1), val (1,1): 8 consecutive threads take 8 consecutive
+ *                k of one row, so a warp reads 4 rows x 8 k (four 32-byte sectors) and,
+ *                with the +4 padding, writes 32 different banks.
+ *   P4_COPY_K16  4 floats along k, gmem K-major, one LDG.128, stored as 4 STS.32 (the
+ *                register-staged and synchronous paths: cp.async cannot transpose):
+ *                thr (NTHR/(BLK_K/4), BLK_K/4):(BLK_K/4,1), val (1,4):(0,1).
+ *   P4_COPY_X16  4 floats along x, gmem x-major (M- or N-contiguous), cp.async 16 B or
+ *                LDG.128 + STS.128: thr (BLK_X/4, NTHR/(BLK_X/4)):(1,BLK_X/4), val (4,1):(1,0):
+ *                a warp moves 512 contiguous bytes.
+ *   P4_COPY_X4   1 float along x, gmem x-major but not 16-byte aligned:
+ *                thr (min(BLK_X,NTHR), NTHR/BLK_X):(1,BLK_X), val (1,1). */
 enum { P4_COPY_K4 = 0, P4_COPY_K16 = 1, P4_COPY_X16 = 2, P4_COPY_X4 = 3, P4_NCOPY = 4 };
 
+/* The value layout of a copy mode: (VX,VK) -> element of one instruction. */
+P4_HD lay_layout p4_copy_val(int mode) {
+    if (mode == P4_COPY_K16) return lay_l2(1, 4, 0, 1);
+    if (mode == P4_COPY_X16) return lay_l2(4, 1, 1, 0);
+    return lay_l2(1, 1, 0, 0);
+}
+
+/* The tiled copy of mode `mode` for a (blk_x, blk_k) tile and nthr threads. */
+P4_HD lay_tiled_copy p4_copy(int mode, int blk_x, int blk_k, int nthr) {
+    lay_layout thr;
+    if (mode == P4_COPY_K4) {
+        thr = lay_l2(nthr / 8, 8, 8, 1);
+    } else if (mode == P4_COPY_K16) {
+        thr = lay_l2(nthr / (blk_k / 4), blk_k / 4, blk_k / 4, 1);
+    } else if (mode == P4_COPY_X16) {
+        thr = lay_l2(blk_x / 4, nthr / (blk_x / 4), 1, blk_x / 4);
+    } else {
+        thr = nthr >= blk_x ? lay_l2(blk_x, nthr / blk_x, 1, blk_x) : lay_l2(nthr, 1, 1, 0);
+    }
+    return lay_make_tiled_copy(thr, p4_copy_val(mode));
+}
+
+/* Floats per copy instruction (the size of the value layout) and vectors each thread moves per
+ * k_tile (the repeats of the copy tile over the tile). They bound `#pragma unroll` loops, so
+ * they are plain arithmetic that nvcc sees as constants before it folds any layout; the CPU
+ * test checks them against lay_size(p4_copy_val(mode)) and lay_tiled_copy_reps. */
 P4_HD int p4_copy_vec(int mode) { return (mode == P4_COPY_K16 || mode == P4_COPY_X16) ? 4 : 1; }
+P4_HD int p4_copy_count(int mode, int blk_x, int blk_k, int nthr) {
+    return blk_x * blk_k / (nthr * p4_copy_vec(mode));
+}
 
 /* 1 when the vector runs along k (K16), 0 when along x (X16) or a single float. */
 P4_HD int p4_copy_along_k(int mode) { return mode == P4_COPY_K16; }
 
-/* Vectors each thread moves per k_tile. */
-P4_HD int p4_copy_count(int mode, int blk_x, int blk_k, int nthr) {
-    return blk_x * blk_k / p4_copy_vec(mode) / nthr;
+/* The transposed smem tile sX (BLK_X,BLK_K):(1,BLK_X+P4_PAD), in floats. */
+P4_HD lay_layout p4_smem_layout(int blk_x, int blk_k) {
+    return lay_l2(blk_x, blk_k, 1, blk_x + P4_PAD);
 }
 
-/* Coordinate (x,k) of the first element of value v of thread t. */
-P4_HD void p4_copy_coord(int mode, int blk_x, int blk_k, int nthr, int t, int v, int *x,
-                         int *k) {
-    const int e = t + nthr * v;
-    switch (mode) {
-    case P4_COPY_K4:
-        *k = (e % 8) + 8 * (e / (8 * blk_x));
-        *x = (e / 8) % blk_x;
-        break;
-    case P4_COPY_K16:
-        *k = 4 * (e % (blk_k / 4));
-        *x = e / (blk_k / 4);
-        break;
-    case P4_COPY_X16:
-        *x = 4 * (e % (blk_x / 4));
-        *k = e / (blk_x / 4);
-        break;
-    default: /* P4_COPY_X4 */
-        *x = e % blk_x;
-        *k = e / blk_x;
-        break;
-    }
+/* The gmem tile gX (BLK_X,BLK_K):(sx,sk), in floats: sx = ld, sk = 1 for a K-major operand,
+ * sx = 1, sk = ld for an x-major one (ld < P4_MAX_LD: offsets inside a tile fit 32 bits). */
+P4_HD lay_layout p4_gmem_layout(int blk_x, int blk_k, int sx, int sk) {
+    return lay_l2(blk_x, blk_k, sx, sk);
 }
 
-/* Offset in floats of element (x,k) in a transposed smem tile sX (BLK_K, BLK_X+P4_PAD). */
-P4_HD int p4_smem_offset(int blk_x, int x, int k) { return k * (blk_x + P4_PAD) + x; }
+/* Coordinate (x,k) of element j (0..VEC-1) of vector v of thread t (lay_tiled_copy_crd). */
+P4_HD void p4_copy_crd(int mode, int blk_x, int blk_k, int nthr, int t, int j, int v, int *x,
+                       int *k) {
+    lay_tiled_copy_crd(p4_copy(mode, blk_x, blk_k, nthr), blk_x, blk_k, t, j, v, x, k);
+}
 
-/* ---- compute partition (who owns which C element) ---------------------------------------
- * Warp w sits at (warp_m, warp_n) = (w / WARPS_N, w % WARPS_N) of the CTA tile; lane l at
- * (lane_m, lane_n) = (l / LANES_N, l % LANES_N) of the warp tile. A thread's THR_M x THR_N
- * block is (THR_M/4) x (THR_N/4) chunks of 4x4; chunk (cm,cn) starts at
- *     m = warp_m*WARP_M + cm*(LANES_M*4) + lane_m*4,  n = warp_n*WARP_N + cn*(LANES_N*4) + lane_n*4
- * so for a fixed chunk the 32 lanes read 4 consecutive floats each from sA / sB: lanes with the
- * same lane_m share (broadcast) one float4 of sA, and the LANES_N different float4s of sB are
- * contiguous: no bank conflicts. Register i (0..THR_M-1) of the thread is row
- * (i/4)*(LANES_M*4) + i%4 of its chunks, likewise for columns. */
-P4_HD void p4_thr_c_coord(int blk_n, int warp_m_sz, int warp_n_sz, int thr_m, int thr_n, int t,
-                          int i, int j, int *m, int *n) {
-    const int warps_n = blk_n / warp_n_sz;
-    const int lanes_n = warp_n_sz / thr_n, lanes_m = warp_m_sz / thr_m;
-    const int w = t / 32, l = t % 32;
-    const int wm = w / warps_n, wn = w % warps_n;
-    const int lm = l / lanes_n, ln = l % lanes_n;
-    *m = wm * warp_m_sz + (i / 4) * (lanes_m * 4) + lm * 4 + i % 4;
-    *n = wn * warp_n_sz + (j / 4) * (lanes_n * 4) + ln * 4 + j % 4;
+/* Thread tid's part of the copy of a tile with strides (s0, s1) (lay_tiled_copy_base /
+ * lay_tiled_copy_at): the base, its element 0's offset, and element i relative to it (j + VEC*v
+ * for element j of vector v), the same for every thread: a constant for a constant i. With the
+ * smem tile's strides this gives smem offsets; with an identity tile's, (1,0) or (0,1), each
+ * element's x or k (the predicates, CuTe's identity tensors); with the gmem tile's, gmem
+ * offsets. */
+P4_HD lay_off p4_copy_base(int mode, int blk_x, int blk_k, int nthr, lay_off s0, lay_off s1,
+                           int tid) {
+    return lay_tiled_copy_base(p4_copy(mode, blk_x, blk_k, nthr), s0, s1, tid);
+}
+P4_HD lay_off p4_copy_at(int mode, int blk_x, int blk_k, int nthr, lay_off s0, lay_off s1, int i) {
+    return lay_tiled_copy_at(p4_copy(mode, blk_x, blk_k, nthr), blk_x, s0, s1, i);
+}
+
+/* ---- compute partition: an FFMA atom tiled over warps and the warp tile ------------------
+ * The 32 lanes of a warp are a (LANES_M, LANES_N) = (WARP_M/THR_M, WARP_N/THR_N) grid, row-major;
+ * lane (lm, ln) owns a 4x4 block of C at (4 lm, 4 ln): together one (4 LANES_M, 4 LANES_N) atom
+ * (lay_mma_atom_fma). A warp tile is (THR_M/4) x (THR_N/4) such atoms, at multiples of
+ * 4 LANES_M / 4 LANES_N; warp w sits at (w / WARPS_N, w % WARPS_N) of the CTA tile. So for one
+ * atom the 32 lanes read 4 consecutive floats each from sA / sB: lanes with the same lm share
+ * (broadcast) one float4 of sA, and the LANES_N different float4s of sB are contiguous: no
+ * bank conflicts. */
+typedef struct {
+    int blk_m, blk_n, blk_k, warp_m, warp_n, thr_m, thr_n;
+} p4_cfg;
+
+P4_HD lay_tiled_mma p4_mma(p4_cfg c) {
+    const int lanes_m = c.warp_m / c.thr_m, lanes_n = c.warp_n / c.thr_n;
+    const int warps_m = c.blk_m / c.warp_m, warps_n = c.blk_n / c.warp_n;
+    return lay_make_tiled_mma(lay_mma_atom_fma(lanes_m, lanes_n, 4, 4),
+                              lay_l2(warps_m, warps_n, warps_n, 1), c.thr_m / 4, c.thr_n / 4,
+                              c.blk_k);
+}
+
+/* Thread tid's compute partition (lay_tiled_mma_base_* / lay_tiled_mma_at_*) of one of four
+ * tiles: P4_FRAG_A the smem tile sA (BLK_M,BLK_K):(1,BLK_M+P4_PAD), P4_FRAG_B sB, P4_FRAG_CM /
+ * P4_FRAG_CN the identity tiles (BLK_M,BLK_N):(1,0) / (0,1) (the m / n of each accumulator):
+ * the thread's base (value 0), and value v relative to it, the same for every thread (a
+ * constant for a constant v). Values: p4_a_val, p4_b_val, p4_c_val. t is p4_mma(c), built
+ * once by the caller. */
+enum { P4_FRAG_A = 0, P4_FRAG_B = 1, P4_FRAG_CM = 2, P4_FRAG_CN = 3 };
+P4_HD int p4_frag_base(const lay_tiled_mma *t, p4_cfg c, int which, int tid) {
+    if (which == P4_FRAG_A) return (int)lay_tiled_mma_base_a(t, 1, c.blk_m + P4_PAD, tid);
+    if (which == P4_FRAG_B) return (int)lay_tiled_mma_base_b(t, 1, c.blk_n + P4_PAD, tid);
+    if (which == P4_FRAG_CM) return (int)lay_tiled_mma_base_c(t, 1, 0, tid);
+    return (int)lay_tiled_mma_base_c(t, 0, 1, tid);
+}
+P4_HD int p4_frag_at(const lay_tiled_mma *t, p4_cfg c, int which, int v) {
+    if (which == P4_FRAG_A) return (int)lay_tiled_mma_at_a(t, 1, c.blk_m + P4_PAD, v);
+    if (which == P4_FRAG_B) return (int)lay_tiled_mma_at_b(t, 1, c.blk_n + P4_PAD, v);
+    if (which == P4_FRAG_CM) return (int)lay_tiled_mma_at_c(t, 1, 0, v);
+    return (int)lay_tiled_mma_at_c(t, 0, 1, v);
+}
+
+/* Fragment value indices (the colex order of lay_tiled_mma_*_crd): row i (0..THR_M-1) of the
+ * thread tile at k, A value 4*((i/4) + (THR_M/4)*k) + i%4; likewise B; accumulator (i, j). */
+P4_HD int p4_a_val(int thr_m, int i, int k) { return i % 4 + 4 * (i / 4 + (thr_m / 4) * k); }
+P4_HD int p4_b_val(int thr_n, int j, int k) { return j % 4 + 4 * (j / 4 + (thr_n / 4) * k); }
+P4_HD int p4_c_val(int thr_m, int i, int j) {
+    return i % 4 + 4 * (j % 4) + 16 * (i / 4 + (thr_m / 4) * (j / 4));
 }
 
 #endif /* LESSON04_PLAN_H */
