@@ -21,6 +21,11 @@
 #             points (tests/grade/grade_all.sh --check)  -> $OUT/grade.txt (the score table last)
 #             needs `make grade-build` on the CPU machine (binaries + Criterion's libraries in
 #             build/grade/lib, for a machine without Criterion)
+#   versus    each pair of VERSUS ("lesson:variant=base_lesson:variant ...") timed in the same
+#             run, alternating new and base builds twice, at VERSUS_SIZES (default 2048^3,
+#             4096^3, 8192^3, 4095x4095x4096) in the lesson's default layouts and dtypes: the
+#             base build is $BASE_BUILD/base_lesson/run (an older commit's `make all`); prints
+#             the median TFLOP/s of each and new/base                     -> $OUT/versus.txt
 # Full logs (and nvidia-smi, env) go to one archive, $OUT/logs_<steps>.tar.gz, so that a run
 # leaves few files to copy back.
 # The binaries are built on the CPU machine (make all) and travel in build/ (carry it).
@@ -179,6 +184,39 @@ for s in $STEPS; do
         done
         grep -q "^memcheck FAIL" "$OUT/cases_memcheck.txt" && bad=1
         [ $bad = 0 ] && step_ok cases_memcheck || step_fail cases_memcheck "see logs/cases_memcheck.log" ;;
+    versus)
+        : > "$OUT/versus.txt"; bad=0
+        BASE_BUILD=${BASE_BUILD:-.base}
+        sizes=${VERSUS_SIZES:-2048x2048x2048,4096x4096x4096,8192x8192x8192,4095x4095x4096}
+        for pair in ${VERSUS:-}; do
+            new=${pair%%=*}; base=${pair#*=}
+            nb="$BUILD/${new%%:*}/run"; bb="$BASE_BUILD/${base%%:*}/run"
+            if [ ! -x "$nb" ] || [ ! -x "$bb" ]; then
+                echo "versus: $pair: no binary ($nb or $bb)" | tee -a "$OUT/versus.txt"; bad=1; continue
+            fi
+            rm -f "$LOGS/v_new.csv" "$LOGS/v_base.csv"
+            for rep in 1 2; do
+                "$nb" --variant "${new#*:}" --size "$sizes" --iters 20 --csv "$LOGS/v_new.csv" >> "$LOGS/versus.log" 2>&1 || bad=1
+                "$bb" --variant "${base#*:}" --size "$sizes" --iters 20 --csv "$LOGS/v_base.csv" >> "$LOGS/versus.log" 2>&1 || bad=1
+            done
+            python3 - "$LOGS/v_new.csv" "$LOGS/v_base.csv" "$new" "$base" <<'PY' | tee -a "$OUT/versus.txt"
+import csv, sys, statistics
+def load(p):
+    out = {}
+    for r in csv.DictReader(open(p)):
+        k = (r['m'], r['n'], r['k'], r['layout'], r['dtype'])
+        out.setdefault(k, []).append((float(r['tflops']), float(r['cublas_tflops'])))
+    return {k: [statistics.median(x[i] for x in v) for i in (0, 1)] for k, v in out.items()}
+new, base = load(sys.argv[1]), load(sys.argv[2])
+print("== %s vs %s" % (sys.argv[3], sys.argv[4]))
+for k in sorted(new):
+    if k in base:
+        (tn, cn), (tb, cb) = new[k], base[k]
+        print("  %sx%sx%s %s %s: new %.1f base %.1f TFLOP/s (cuBLAS %.1f / %.1f)  new/base %.3f"
+              % (*k, tn, tb, cn, cb, tn / tb))
+PY
+        done
+        [ $bad = 0 ] && step_ok versus || step_fail versus "see versus.txt" ;;
     grade)
         ex_lessons=$(ls lessons/*/exercise/rubric.txt 2>/dev/null | sed 's|lessons/\([^/]*\)/.*|\1|' | tr '\n' ' ')
         BUILD=$BUILD GRADE_TIMEOUT=${GRADE_TIMEOUT:-120} bash tests/grade/grade_all.sh --check \

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# test_sass.sh - instruction checks on the lessons' machine code (cuobjdump),:
+# test_sass.sh - instruction checks on the lessons' machine code (cuobjdump):
 #   every lesson: no local memory (no LDL/STL) in its kernels
 #   04+: LDGSTS (cp.async);  05+: HMMA and LDSM (Tensor Cores through ldmatrix)
 #   07-08: 16-byte global stores (STG.E.128: the epilogue staged through smem)
 #   09: HGMMA (wgmma), UTMALDG / UTMASTG (TMA loads and stores), SYNCS (mbarrier),
 #       USETMAXREG (setmaxnreg), and none of the sm_80 path (HMMA, LDSM, LDGSTS)
-#   the main loops recorded in tests/data/sass_main_loops.txt: no longer than recorded (zero cost
-#   of the layouts the kernels index through, shown on the machine code)
-# Checks the sm_90 and sm_80 code (lesson 09: its sm_90a code only). Skips with a message when no cuobjdump can be found.
+#   04: the main loops recorded in tests/data/sass_main_loops.txt (tests/sass_loops.awk)
+#   05-08: the default kernels' main loop within tests/sass_budget.txt (instructions per K
+#   tile, ldmatrix placement between the MMAs; tests/sass_loops.py), when python3 exists
+#   (a main loop no longer than recorded: the layouts the kernels index through cost nothing)
+# Checks the sm_90 and sm_80 code (lesson 09: its sm_90a code only). Skips with a message when
+# no cuobjdump can be found.
 # Usage: BUILD=build bash tests/test_sass.sh 01_naive 04_copy ...
 set -u
 BUILD=${BUILD:-build}
@@ -70,6 +73,27 @@ for l in "$@"; do
             fail=$((fail+1)); echo "FAIL $l sm_$arch $what: ${n:-no such loop} instructions, recorded $max"
         fi
     done < "$here/tests/data/sass_main_loops.txt"
+    # the main loop of the default kernels: no longer, no more bunched than recorded
+    if command -v python3 >/dev/null 2>&1; then
+        while read -r bl arch kern per budget hrun lrun; do
+            case "$bl" in ''|'#'*) continue;; esac
+            [ "$bl" = "$l" ] || continue
+            got=$(python3 "$here/tests/sass_loops.py" "$BUILD/$l/sass_sm$arch.txt" "$kern" "$per" 2>&1)
+            n=$(printf '%s' "$got" | sed -n 's/.*instr_per_ktile=\([0-9.]*\).*/\1/p')
+            h=$(printf '%s' "$got" | sed -n 's/.*max_hmma_run=\([0-9]*\).*/\1/p')
+            s=$(printf '%s' "$got" | sed -n 's/.*max_ldsm_run=\([0-9]*\).*/\1/p')
+            loc=$(printf '%s' "$got" | sed -n 's/.*local=\([0-9]*\).*/\1/p')
+            if [ -n "$n" ] && awk -v n="$n" -v b="$budget" 'BEGIN{exit !(n <= b)}' &&
+               [ "$h" -le "$hrun" ] && [ "$s" -le "$lrun" ] && [ "$loc" = 0 ]; then
+                pass=$((pass+1))
+            else
+                fail=$((fail+1))
+                echo "FAIL $l sm_$arch: main loop of $kern over budget ($budget instructions per K tile, HMMA run $hrun, LDSM run $lrun): $got"
+            fi
+        done < "$here/tests/sass_budget.txt"
+    else
+        echo "sass: note: no python3, main-loop budgets of $l not checked"
+    fi
     # the compiler's own report: no kernel with a stack frame or spills
     if grep -E '[1-9][0-9]* bytes stack frame|[1-9][0-9]* bytes spill' "$BUILD/$l/ptxas.txt" >/dev/null; then
         fail=$((fail+1)); echo "FAIL $l: ptxas reports a stack frame or spills:"

@@ -9,25 +9,29 @@
  * the schedule: one barrier per K tile, double-buffered fragments, copies spread over the
  * k-steps, unpredicated interior copies, a 128 x 256 tile. */
 
-/* gmem -> smem: one K tile of A (ROWS x BK) or B. The tile is ROWS rows of BK/8 16-byte
- * chunks; thread t copies chunks t, t + 128, ... (row = idx / (BK/8), chunk = idx % (BK/8),
- * plan_copy_row/chunk), so 8 neighbouring threads cover one 128-byte row segment (BK = 64).
- * Rows past `rows_left` or columns past `k_left` are zero-filled through cp.async's src-size
- * operand. */
-template <int ROWS, int SROW_, int BK>
-static __device__ __forceinline__ void first_load_tile(uint16_t *s,       /* (ROWS,SROW_) */
-                                                       const uint16_t *g, /* (ROWS,K) at tile */
+/* gmem -> smem: one K tile of A (ROWS x BK) or B, the 16-byte chunks of plan_copy(128, BK):
+ * copy i of thread t at (t / (BK/8), 8*(t % (BK/8))) + (i*128/(BK/8), 0), so 8 neighbouring
+ * threads cover one 128-byte row segment (BK = 64). Rows past `rows_left` or columns past
+ * `k_left` are zero-filled through cp.async's src-size operand. g: the tile in gmem, rows ld
+ * apart; s: one stage of plan_smem_pad(ROWS, BK, PAD). */
+template <int ROWS, int BK, int PAD>
+static __device__ __forceinline__ void first_load_tile(uint16_t *s, const uint16_t *g,
                                                        long long ld, int rows_left, int k_left,
                                                        const uint16_t *safe) {
+    /* copies per thread: lay_tiled_copy_reps(cp, ROWS, BK), as a constant so that the loop
+     * unrolls before anything else is optimized (tests/test_plans_05.c checks the two agree) */
+    enum { COPIES = ROWS * (BK / 8) / 128 };
+    const lay_tiled_copy cp = plan_copy(128, BK);
 #pragma unroll
-    for (int i = 0; i < ROWS * (BK / 8) / 128; ++i) {
-        const int row = plan_copy_row(threadIdx.x, i, 128, BK);
-        const int col = plan_copy_chunk(threadIdx.x, i, 128, BK) * 8;
+    for (int i = 0; i < COPIES; ++i) {
+        int row, col;
+        lay_tiled_copy_crd(cp, ROWS, BK, threadIdx.x, 0, i, &row, &col);
         int valid = k_left - col; /* elements of this chunk inside K */
         valid = valid < 0 ? 0 : (valid > 8 ? 8 : valid);
         if (row >= rows_left) valid = 0;
         const uint16_t *src = valid ? g + (long long)row * ld + col : safe;
-        ptx_cp_async_cg16(ptx_smem_u32(s + row * SROW_ + col), src, valid * 2);
+        const int so = (int)lay_swizzled_crd2idx2(plan_smem_pad(ROWS, BK, PAD), row, col);
+        ptx_cp_async_cg16(ptx_smem_u32(s + so), src, valid * 2);
     }
 }
 
@@ -37,17 +41,16 @@ template <int BF16, int PAD, int BK>
 __global__ void __launch_bounds__(128) gemm_mma_first(kargs p) {
     enum {
         BM = 128, BN = 128, MI = 4, NI = 8,
-        KSTEPS = BK / MMA_K, /* k-steps per K tile (4 for BK = 64) */
-        SROW_ = BK + PAD     /* smem row length in halves */
+        KSTEPS = BK / MMA_K /* k-steps per K tile (4 for BK = 64) */
     };
-    /* 2 stages of (BM + BN) rows of SROW_ halves: more than the 48 KiB a static __shared__
-     * array may have, so the buffer is dynamic (size set at launch) */
+    /* 2 stages of (BM + BN) padded rows: more than the 48 KiB a static __shared__ array may
+     * have, so the buffer is dynamic (size set at launch) */
     extern __shared__ __align__(128) uint16_t smem[];
-    uint16_t(*sA)[BM * SROW_] = (uint16_t(*)[BM * SROW_])smem;           /* (BM,BK,stage) */
-    uint16_t(*sB)[BN * SROW_] = (uint16_t(*)[BN * SROW_])(smem + 2 * BM * SROW_);
+    const lay_swizzled sL = plan_smem_pad(BM, BK, PAD); /* one stage of sA or sB (BM = BN) */
+    const int stage = (int)lay_crd2idx2(sL.layout, BM, 0);    /* halves per stage */
+    uint16_t *sA = smem, *sB = smem + 2 * stage;              /* (BM,BK,stage), (BN,BK,stage) */
+    const lay_tiled_mma mma = plan_mma(2, 2, BM, BN, BK);     /* 4 warps of 64x64 */
 
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int wm = warp / 2, wn = warp % 2;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const uint16_t *gA = p.A + (long long)m0 * p.lda; /* (BM,K) rows of this CTA */
     const uint16_t *gB = p.B + (long long)n0 * p.ldb; /* (BN,K) */
@@ -61,23 +64,33 @@ __global__ void __launch_bounds__(128) gemm_mma_first(kargs p) {
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
 
-    /* ldmatrix.x4 row addresses (element offsets inside one stage), plan_ldsm_*: A lane l
-     * reads row l%16 of the warp's 16-row block, 8-column half l/16; B lane l reads row
-     * (l%8) + 8*(l/16), half (l/8)%2 (two n8 atoms per instruction) */
-    const int a_off = (wm * 64 + plan_ldsm_a_row(lane)) * SROW_ + 8 * plan_ldsm_a_chunk(lane);
-    const int b_off = (wn * 64 + plan_ldsm_b_row(lane)) * SROW_ + 8 * plan_ldsm_b_chunk(lane);
+    /* ldmatrix.x4 row addresses (element offsets inside one stage) of this thread's first A
+     * and B loads (lay_tiled_ldmatrix_*_crd, q = 0); atom i / atom pair j and k-step kk are
+     * whole rows and 16 halves further on (a padded row: plain offsets) */
+    int a_off, b_off;
+    {
+        int m, n, k;
+        lay_tiled_ldmatrix_a_crd(&mma, 4, 0, threadIdx.x, 0, &m, &k);
+        a_off = (int)lay_swizzled_crd2idx2(sL, m, k);
+        lay_tiled_ldmatrix_b_crd(&mma, 4, 0, threadIdx.x, 0, &n, &k);
+        b_off = (int)lay_swizzled_crd2idx2(sL, n, k);
+    }
+    const int atom_a = (int)lay_crd2idx2(sL.layout, MMA_M, 0), atom_b = (int)lay_crd2idx2(sL.layout, MMA_N, 0);
+    const int kstep = (int)lay_crd2idx2(sL.layout, 0, MMA_K);
 
     /* prologue: tile 0 into stage 0 */
-    first_load_tile<BM, SROW_, BK>(sA[0], gA, p.lda, p.M - m0, p.K, p.A);
-    first_load_tile<BN, SROW_, BK>(sB[0], gB, p.ldb, p.N - n0, p.K, p.B);
+    first_load_tile<BM, BK, PAD>(sA, gA, p.lda, p.M - m0, p.K, p.A);
+    first_load_tile<BN, BK, PAD>(sB, gB, p.ldb, p.N - n0, p.K, p.B);
     ptx_cp_async_commit();
 
     for (int kt = 0; kt < ktiles; ++kt) {
         const int cur = kt % 2;
         if (kt + 1 < ktiles) { /* prefetch tile kt+1 into the other stage */
             const int k1 = (kt + 1) * BK;
-            first_load_tile<BM, SROW_, BK>(sA[cur ^ 1], gA + k1, p.lda, p.M - m0, p.K - k1, p.A);
-            first_load_tile<BN, SROW_, BK>(sB[cur ^ 1], gB + k1, p.ldb, p.N - n0, p.K - k1, p.B);
+            first_load_tile<BM, BK, PAD>(sA + (cur ^ 1) * stage, gA + k1, p.lda, p.M - m0,
+                                         p.K - k1, p.A);
+            first_load_tile<BN, BK, PAD>(sB + (cur ^ 1) * stage, gB + k1, p.ldb, p.N - n0,
+                                         p.K - k1, p.B);
             ptx_cp_async_commit();
             PTX_CP_ASYNC_WAIT(1); /* tile kt has landed, kt+1 in flight */
         } else {
@@ -85,17 +98,17 @@ __global__ void __launch_bounds__(128) gemm_mma_first(kargs p) {
         }
         __syncthreads(); /* everyone's copies of tile kt visible */
 
-        const uint32_t sa = ptx_smem_u32(sA[cur]), sb = ptx_smem_u32(sB[cur]);
+        const uint32_t sa = ptx_smem_u32(sA + cur * stage), sb = ptx_smem_u32(sB + cur * stage);
 #pragma unroll
         for (int kk = 0; kk < KSTEPS; ++kk) {
             uint32_t ra[MI][4], rb[NI][2]; /* fragments of this k-step */
 #pragma unroll
             for (int i = 0; i < MI; ++i)
-                ptx_ldmatrix_x4(ra[i], sa + 2 * (a_off + i * MMA_M * SROW_ + kk * MMA_K));
+                ptx_ldmatrix_x4(ra[i], sa + 2 * (a_off + i * atom_a + kk * kstep));
 #pragma unroll
             for (int j = 0; j < NI; j += 2) {
                 uint32_t r[4];
-                ptx_ldmatrix_x4(r, sb + 2 * (b_off + j * MMA_N * SROW_ + kk * MMA_K));
+                ptx_ldmatrix_x4(r, sb + 2 * (b_off + j * atom_b + kk * kstep));
                 rb[j][0] = r[0]; rb[j][1] = r[1]; rb[j + 1][0] = r[2]; rb[j + 1][1] = r[3];
             }
 #pragma unroll
@@ -109,11 +122,13 @@ __global__ void __launch_bounds__(128) gemm_mma_first(kargs p) {
         __syncthreads(); /* stage cur is free for tile kt+2 */
     }
 
-    store_c<BF16, MI, NI>(acc, &p, m0 + wm * 64, n0 + wn * 64, lane);
+    store_c<BF16, MI, NI>(acc, &p, mma, m0, n0);
 }
 
-/* Dynamic smem of gemm_mma_first<*, pad, bk>: 2 stages of (128 + 128) rows of bk + pad. */
-static size_t first_smem_bytes(int pad, int bk) { return (size_t)2 * 256 * (bk + pad) * 2; }
+/* Dynamic smem of gemm_mma_first<*, pad, bk>: 2 stages of sA and sB, 128 padded rows each. */
+static size_t first_smem_bytes(int pad, int bk) {
+    return (size_t)2 * 2 * lay_crd2idx2(plan_smem_pad(128, bk, pad).layout, 128, 0) * 2;
+}
 
 template <int BF16, int PAD, int BK>
 static cudaError_t launch_first_one(const kargs *a, cudaStream_t s) {
@@ -141,11 +156,11 @@ static cudaError_t launch_first(const gemm_problem *p, cudaStream_t s) {
 }
 
 static cudaError_t launch_padded(const gemm_problem *p, cudaStream_t s) {
-    return launch_first<PAD_HALVES, 64>(p, s);
+    return launch_first<PLAN_PAD, 64>(p, s);
 }
 static cudaError_t launch_unpadded(const gemm_problem *p, cudaStream_t s) {
     return launch_first<0, 64>(p, s);
 }
 static cudaError_t launch_padded_k32(const gemm_problem *p, cudaStream_t s) {
-    return launch_first<PAD_HALVES, 32>(p, s);
+    return launch_first<PLAN_PAD, 32>(p, s);
 }

@@ -1,34 +1,37 @@
 /* bank_conflicts.c - counts shared-memory bank conflicts of lesson 05/06 access patterns.
  *
  * Host C11, built on its own:
- *     gcc -std=c11 -O2 -Wall -Wextra lessons/06_swizzle/bank_conflicts.c -o build/bank_conflicts
- *     ./build/bank_conflicts
+ *     make build/tools/bank_conflicts && build/tools/bank_conflicts
  *
- * For one smem tile of halves (rows of BLK_K = 32 or 64) laid out three ways
- *     plain      row-major, rows BLK_K halves apart
- *     padded     row-major, rows BLK_K + 8 halves apart (lesson 05's default)
- *     swizzled   Swizzle<2,3,3> (BLK_K = 32) or Swizzle<3,3,3> (BLK_K = 64) on half offsets
- * it replays, with the very index functions of the kernels (plan.h):
- *     store   the 16-byte cp.async writes of one warp (copy partition plan_copy_row/chunk)
- *     ldsm A  the ldmatrix.x4 reads of one A fragment (lane l -> row l%16, chunk l/16)
- *     ldsm B  the ldmatrix.x4 reads of two B atoms (lane l -> row l%8 + 8(l/16), chunk (l/8)%2)
- * and counts wavefronts with plan_wavefronts: 32 banks of 4 bytes, 16-byte accesses served
- * 8 lanes (128 bytes) per phase, a phase costing as many wavefronts as the busiest bank has
- * distinct words. A warp-wide 16-byte access needs at least 4 wavefronts; the table prints the
- * average number of extra wavefronts per instruction over every warp, copy and k-step of a
- * 128-row tile (0 = conflict-free) and the worst case.
- * On the GPU, compare with ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
- * (ldmatrix) and ..._op_st.sum / LDGSTS counters.
+ * For one (128, BLK_K) smem tile of halves (BLK_K = 32 or 64) laid out three ways
+ *     plain      (128,BK):(BK,1)                 rows BLK_K halves apart
+ *     padded     (128,BK):(BK+8,1)               lesson 05
+ *     swizzled   Sw<2,3,3> / Sw<3,3,3> o plain   lesson 06 (plan_smem)
+ * it replays, with the layouts the kernels use (plan.h and common/layout.h):
+ *     store   the 16-byte cp.async writes of one warp (plan_copy, 128 threads)
+ *     ldsm A  the ldmatrix.x4 reads of one A fragment (lay_tiled_ldmatrix_a_crd)
+ *     ldsm B  the ldmatrix.x4 reads of two B atoms (lay_tiled_ldmatrix_b_crd)
+ * over the tiled MMA of 2 x 2 warps of 64 x 64, and counts wavefronts with the bank model of
+ * bank_model.h: 32 banks of 4 bytes, 16-byte accesses served 8 lanes (128 bytes) per phase,
+ * a phase costing as many wavefronts as the busiest bank has distinct words. A warp-wide
+ * 16-byte access needs at least 4 wavefronts; the table prints the average number of extra
+ * wavefronts per instruction over every warp, copy and load of the tile (0 = conflict-free)
+ * and the worst case. On the GPU, compare with ncu's
+ * l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum (ldmatrix) and ..._op_st.sum.
  */
 #include <stdio.h>
 
 #include "plan.h"
+#include "bank_model.h"
 
 enum { PLAIN, PADDED, SWIZZLED, NLAYOUTS };
 static const char *layout_name[NLAYOUTS] = {"plain", "padded (+8 halves)", "swizzled"};
 
-static int byte_offset(int row, int col, int blk_k, int layout) {
-    return 2 * plan_smem_offset(row, col, blk_k, layout == SWIZZLED, layout == PADDED ? 8 : 0);
+static lay_swizzled tile(int bk, int layout) {
+    lay_swizzle none;
+    none.b = none.m = none.s = 0;
+    if (layout == SWIZZLED) return plan_smem(128, bk);
+    return lay_make_swizzled(none, lay_l2(128, bk, bk + (layout == PADDED ? 8 : 0), 1));
 }
 
 typedef struct stat { int n, extra, worst; } stat;
@@ -39,38 +42,42 @@ static void add(stat *s, int wavefronts) {
 }
 
 int main(void) {
-    const int rows = 128, nthreads = 128;
     printf("Extra shared-memory wavefronts per warp instruction (ideal: 0; each 16-byte-per-lane\n"
-           "access needs 4 wavefronts). avg / worst over a %d-row tile, %d threads.\n\n",
-           rows, nthreads);
+           "access needs 4 wavefronts). avg / worst over a 128-row tile, 128 threads.\n\n");
     printf("| BLK_K | layout             | cp.async store | ldmatrix.x4 A | ldmatrix.x4 B |\n");
     printf("|------:|--------------------|---------------:|--------------:|--------------:|\n");
-    for (int blk_k = 32; blk_k <= 64; blk_k *= 2)
+    for (int bk = 32; bk <= 64; bk *= 2)
         for (int layout = 0; layout < NLAYOUTS; ++layout) {
+            const lay_swizzled S = tile(bk, layout);
+            const lay_tiled_copy cp = plan_copy(128, bk);
+            const lay_tiled_mma mma = plan_mma(2, 2, 128, 128, bk);
             stat st = {0, 0, 0}, la = {0, 0, 0}, lb = {0, 0, 0};
             int addr[32];
-            for (int w = 0; w < nthreads / 32; ++w)
-                for (int i = 0; i < rows * (blk_k / 8) / nthreads; ++i) {
+            for (int w = 0; w < 4; ++w)
+                for (int i = 0; i < lay_tiled_copy_reps(cp, 128, bk); ++i) {
                     for (int l = 0; l < 32; ++l) {
-                        const int t = 32 * w + l;
-                        addr[l] = byte_offset(plan_copy_row(t, i, nthreads, blk_k),
-                                              8 * plan_copy_chunk(t, i, nthreads, blk_k), blk_k,
-                                              layout);
+                        int m, k;
+                        lay_tiled_copy_crd(cp, 128, bk, 32 * w + l, 0, i, &m, &k);
+                        addr[l] = 2 * (int)lay_swizzled_crd2idx2(S, m, k);
                     }
-                    add(&st, plan_wavefronts(addr));
+                    add(&st, bank_wavefronts(addr));
                 }
-            for (int blk = 0; blk < rows / 16; ++blk)
-                for (int kk = 0; kk < blk_k / 16; ++kk) {
-                    for (int l = 0; l < 32; ++l)
-                        addr[l] = byte_offset(16 * blk + plan_ldsm_a_row(l),
-                                              16 * kk + 8 * plan_ldsm_a_chunk(l), blk_k, layout);
-                    add(&la, plan_wavefronts(addr));
-                    for (int l = 0; l < 32; ++l)
-                        addr[l] = byte_offset(16 * blk + plan_ldsm_b_row(l),
-                                              16 * kk + 8 * plan_ldsm_b_chunk(l), blk_k, layout);
-                    add(&lb, plan_wavefronts(addr));
+            for (int w = 0; w < 4; ++w)
+                for (int q = 0; q < 4 * (bk / 16); ++q) {
+                    for (int l = 0; l < 32; ++l) {
+                        int m, k;
+                        lay_tiled_ldmatrix_a_crd(&mma, 4, 0, 32 * w + l, q, &m, &k);
+                        addr[l] = 2 * (int)lay_swizzled_crd2idx2(S, m, k);
+                    }
+                    add(&la, bank_wavefronts(addr));
+                    for (int l = 0; l < 32; ++l) {
+                        int n, k;
+                        lay_tiled_ldmatrix_b_crd(&mma, 4, 0, 32 * w + l, q, &n, &k);
+                        addr[l] = 2 * (int)lay_swizzled_crd2idx2(S, n, k);
+                    }
+                    add(&lb, bank_wavefronts(addr));
                 }
-            printf("| %5d | %-18s | %7.2f / %-4d | %6.2f / %-4d | %6.2f / %-4d |\n", blk_k,
+            printf("| %5d | %-18s | %7.2f / %-4d | %6.2f / %-4d | %6.2f / %-4d |\n", bk,
                    layout_name[layout], (double)st.extra / st.n, st.worst,
                    (double)la.extra / la.n, la.worst, (double)lb.extra / lb.n, lb.worst);
         }

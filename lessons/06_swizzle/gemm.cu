@@ -48,10 +48,6 @@
 #define MMA_M 16
 #define MMA_N 8
 #define MMA_K 16
-/* The smem tile of one stage: rows SROW(BK) halves apart, element (row, col) at
- * SMEM_OFFSET(row, col, BK) halves, swizzled (plan.h) */
-#define SROW(BK) (BK)
-#define SMEM_OFFSET(row, col, BK) plan_smem_offset((row), (col), (BK), 1, 0)
 
 /* The kernel's arguments (one struct: the launch passes it by value in constant memory). */
 typedef struct kargs {
@@ -78,13 +74,13 @@ static __device__ __forceinline__ uint32_t f32x2_to_pair(float lo, float hi, int
 }
 
 /* ---- gmem -> smem: 16-byte cp.async, zero-fill at the edges -----------------------------
- * The copy plan of one K tile, per thread: A is NA = BM*BK/8/NT copies, B is NB copies.
- * Copy i of A moves the 16-byte chunk idx = tid + i*NT of the (BM,BK) tile: row
- * row0 + i*RSTEP (RSTEP = NT/(BK/8)), the same chunk column for every i. Because RSTEP rows
- * are a multiple of the swizzle period (512 halves), the smem address of copy i is
- * this thread's copy-0 address plus a constant, and the gmem address is the copy-0 pointer
- * plus i*RSTEP rows. Per K tile, only the pointer moves (by BK), and one byte count covers
- * the K edge for all copies (same column).
+ * The copy plan of one K tile, per thread (plan_copy): A is na = reps(BM, BK) copies, B is nb.
+ * Copy i of A moves the 16-byte chunk of repeat i of the copy tile: row row0 + i*RSTEP
+ * (RSTEP = the copy tile's rows), the same chunk column for every i. Because RSTEP rows are
+ * a multiple of the swizzle's 8 rows, the smem address of copy i is this thread's copy-0
+ * address plus plan_smem_rows(i*RSTEP), a constant, and the gmem address is the copy-0
+ * pointer plus i*RSTEP rows. Per K tile, only the pointer moves (by BK), and one byte count
+ * covers the K edge for all copies (same column).
  * Copies are numbered c = 0 .. NA+NB-1 (A first); the main loop spreads them over the first
  * KSTEPS-1 k-steps of a tile so that they interleave with the MMAs. */
 typedef struct copy_state {
@@ -96,14 +92,43 @@ typedef struct copy_state {
     uint32_t sa, sb;          /* smem byte addresses of copy 0 in stage 0 */
 } copy_state;
 
+/* The constants of the kernel's addressing, read once off the layouts of plan.h (the kernel
+ * computes them at its start and passes them down; they fold to immediates). The K tile's
+ * copy count NCOPY is an enum of the template parameters instead (it sets how the copies are
+ * spread over the k-steps, a count the compiler must see before it unrolls);
+ * tests/test_plans_*.c check that it equals na + nb. */
+typedef struct tile_consts {
+    int na, nb;                    /* 16-byte copies of A and of B per thread and K tile */
+    int rstep;                     /* rows between a thread's copies */
+    uint32_t step_b;               /* smem bytes between them */
+    uint32_t a_stage_b, b_stage_b; /* smem bytes of one stage of sA / sB */
+    uint32_t a_atom_b, b_atom_b;   /* smem bytes of an A atom's 16 rows / a B atom's 8 rows */
+    uint32_t kstep_b;              /* what a k-step moves a lane's ldmatrix address by */
+} tile_consts;
 template <int BM, int BN, int BK, int NT>
-static __device__ __forceinline__ void copy_range(const copy_state *cs, int lo, int hi, int st,
-                                                  int kt, int K, const uint16_t *safe) {
-    enum {
-        RSTEP = NT / (BK / 8), NA = BM / RSTEP, NB = BN / RSTEP,
-        STEP_B = 2 * RSTEP * SROW(BK), /* smem bytes between copies */
-        A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK)
-    };
+static __device__ __forceinline__ tile_consts tile_plan(void) {
+    const lay_tiled_copy cp = plan_copy(NT, BK);
+    tile_consts c;
+    c.na = lay_tiled_copy_reps(cp, BM, BK);
+    c.nb = lay_tiled_copy_reps(cp, BN, BK);
+    c.rstep = lay_tiled_copy_tile_m(cp);
+    c.step_b = 2 * plan_smem_rows(c.rstep, BK);
+    c.a_stage_b = 2 * plan_smem_stage(BM, BK);
+    c.b_stage_b = 2 * plan_smem_stage(BN, BK);
+    c.a_atom_b = 2 * plan_smem_rows(MMA_M, BK);
+    c.b_atom_b = 2 * plan_smem_rows(MMA_N, BK);
+    c.kstep_b = plan_smem_kstep_b(MMA_K, BK);
+    return c;
+}
+
+template <int BM, int BN, int BK, int NT>
+static __device__ __forceinline__ void copy_range(const copy_state *cs, const tile_consts *tc,
+                                                  int lo, int hi, int st, int kt, int K,
+                                                  const uint16_t *safe) {
+    const lay_tiled_copy cp = plan_copy(NT, BK); /* the copy counts, for the unrolled loop */
+    const int NA = lay_tiled_copy_reps(cp, BM, BK), NB = lay_tiled_copy_reps(cp, BN, BK);
+    const int RSTEP = tc->rstep;
+    const uint32_t STEP_B = tc->step_b, A_STAGE_B = tc->a_stage_b, B_STAGE_B = tc->b_stage_b;
     int kb = 2 * (K - kt * BK - cs->col); /* bytes of this thread's chunk inside K */
     kb = kb < 0 ? 0 : (kb > 16 ? 16 : kb);
     const uint32_t da = cs->sa + st * A_STAGE_B, db = cs->sb + st * B_STAGE_B;
@@ -131,13 +156,12 @@ static __device__ __forceinline__ void copy_range(const copy_state *cs, int lo, 
 /* The same copies for a K tile that lies wholly inside A and B (no predication, no
  * zero-fill): one IMAD.WIDE + one LDGSTS per copy, the smem offsets are immediates. */
 template <int BM, int BN, int BK, int NT>
-static __device__ __forceinline__ void copy_range_interior(const copy_state *cs, int lo, int hi,
+static __device__ __forceinline__ void copy_range_interior(const copy_state *cs,
+                                                           const tile_consts *tc, int lo, int hi,
                                                            int st, int kt) {
-    enum {
-        RSTEP = NT / (BK / 8), NA = BM / RSTEP, NB = BN / RSTEP,
-        STEP_B = 2 * RSTEP * SROW(BK),
-        A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK)
-    };
+    const lay_tiled_copy cp = plan_copy(NT, BK);
+    const int NA = lay_tiled_copy_reps(cp, BM, BK), NB = lay_tiled_copy_reps(cp, BN, BK);
+    const uint32_t STEP_B = tc->step_b, A_STAGE_B = tc->a_stage_b, B_STAGE_B = tc->b_stage_b;
     const uint16_t *pa = cs->a + kt * BK, *pb = cs->b + kt * BK;
     const uint32_t da = cs->sa + st * A_STAGE_B, db = cs->sb + st * B_STAGE_B;
 #pragma unroll
@@ -150,32 +174,33 @@ static __device__ __forceinline__ void copy_range_interior(const copy_state *cs,
 
 /* ---- smem -> registers: ldmatrix, and the MMAs of one k-step --------------------------- */
 
-/* A warp's ldmatrix addresses in bytes, stage 0 and k-step 0, in two parts: the block offset
- * of the warp's rows (whole rows: the swizzle leaves it alone) and the lane's offset inside
- * a 16 x 16 block, which the swizzle permutes. The swizzle looks only at offset bits below 512
- * halves (256 for BK = 32) and block offsets are multiples of 16 rows, so swizzle(block + lane
- * part) = block + swizzle(lane part); k-step kk flips only chunk bits of the lane part:
- * lane offset(kk) = lane offset(0) ^ kk*16 halves (tests/test_plans_0506.c checks both). */
+/* A thread's ldmatrix row addresses. The q-th load of its A fragment reads the row at (m, k) =
+ * lay_tiled_ldmatrix_a_crd(&mma, 4, 0, tid, q) of sA, q = i + MI*kk for atom row i and k-step
+ * kk (B: q = j/2 + (NI/2)*kk, atoms j and j+1). The kernel evaluates the layouts at q = 0
+ * only; the other loads follow from two properties of the smem tile (plan.h, checked over
+ * every thread and q by tests/test_plans_06.c): atom i is i*a_atom_b bytes further on (whole
+ * rows: plan_smem_rows), and k-step kk moves the lane's offset by plan_smem_kstep (an XOR of
+ * chunk bits). */
 typedef struct frag_addr {
-    uint32_t a, b;           /* sA / sB + the warp's first row */
-    uint32_t a_lane, b_lane; /* the lane's offset inside a 16 x 16 block at k-step 0 */
+    uint32_t a, b;     /* smem byte addresses of sA / sB, stage 0 */
+    uint32_t a_0, b_0; /* byte offsets of this thread's rows for q = 0 */
 } frag_addr;
 
 /* Fragments of k-step kk of stage st: ra[i] = A atom row i (ldmatrix.x4), rb[j], rb[j+1] =
- * B atoms j, j+1 (one ldmatrix.x4 for two n8 atoms). */
-template <int MI, int NI, int BM, int BN, int BK>
+ * B atoms j, j+1 (one ldmatrix.x4 for two n8 atoms: registers b0b1, b2b3 of atom j, then of
+ * atom j+1, the colex value order of lay_tiled_mma_b_crd). */
+template <int MI, int NI>
 static __device__ __forceinline__ void load_frags(uint32_t ra[MI][4], uint32_t rb[NI][2],
-                                                  const frag_addr *f, int st, int kk) {
-    enum { A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK),
-           A_ATOM_B = 2 * MMA_M * SROW(BK), B_ATOM_B = 2 * MMA_N * SROW(BK) };
-    const uint32_t sa = f->a + st * A_STAGE_B + (f->a_lane ^ kk * 2 * MMA_K);
-    const uint32_t sb = f->b + st * B_STAGE_B + (f->b_lane ^ kk * 2 * MMA_K);
+                                                  const frag_addr *f, const tile_consts *tc,
+                                                  int st, int kk) {
+    const uint32_t sa = f->a + st * tc->a_stage_b + plan_smem_kstep(f->a_0, kk, tc->kstep_b);
+    const uint32_t sb = f->b + st * tc->b_stage_b + plan_smem_kstep(f->b_0, kk, tc->kstep_b);
 #pragma unroll
-    for (int i = 0; i < MI; ++i) ptx_ldmatrix_x4(ra[i], sa + i * A_ATOM_B);
+    for (int i = 0; i < MI; ++i) ptx_ldmatrix_x4(ra[i], sa + i * tc->a_atom_b);
 #pragma unroll
     for (int j = 0; j < NI; j += 2) {
         uint32_t r[4];
-        ptx_ldmatrix_x4(r, sb + j * B_ATOM_B);
+        ptx_ldmatrix_x4(r, sb + j * tc->b_atom_b);
         rb[j][0] = r[0]; rb[j][1] = r[1]; rb[j + 1][0] = r[2]; rb[j + 1][1] = r[3];
     }
 }
@@ -208,11 +233,12 @@ static __device__ __forceinline__ void mma_kstep(float acc[MI][NI][4], const uin
 template <int BF16, int BM, int BN, int BK, int NT, int STAGES, int MI, int NI, int INTERIOR>
 static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[2][MI][4],
                                               uint32_t rb[2][NI][2], const copy_state *cs,
-                                              const frag_addr *fa, int *rd, int *wr, int ktl,
-                                              int more, const kargs *p) {
+                                              const frag_addr *fa, const tile_consts *tc,
+                                              int *rd, int *wr, int ktl, int more,
+                                              const kargs *p) {
     enum {
         KSTEPS = BK / MMA_K,
-        NCOPY = (BM + BN) / (NT / (BK / 8)),       /* 16-byte copies per thread per tile */
+        NCOPY = (BM + BN) * BK / 8 / NT, /* 16-byte copies per thread per K tile: tc->na + tc->nb */
         /* copies issued per k-step: with 2 stages a K tile's copies have one K tile of MMAs to
          * land in, so all go out at its first k-step; with more they are spread over the
          * first KSTEPS-1 k-steps, between the MMAs */
@@ -228,36 +254,44 @@ static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[
             *wr = *wr + 1 == STAGES ? 0 : *wr + 1;
         }
         if (kk < KSTEPS - 1 || INTERIOR || more)
-            load_frags<MI, NI, BM, BN, BK>(ra[(kk + 1) % 2], rb[(kk + 1) % 2], fa, *rd,
-                                           (kk + 1) % KSTEPS);
+            load_frags<MI, NI>(ra[(kk + 1) % 2], rb[(kk + 1) % 2], fa, tc, *rd,
+                               (kk + 1) % KSTEPS);
         if (kk < KSTEPS - 1) {
             if (INTERIOR)
-                copy_range_interior<BM, BN, BK, NT>(cs, kk * CPK, (kk + 1) * CPK, *wr, ktl);
+                copy_range_interior<BM, BN, BK, NT>(cs, tc, kk * CPK, (kk + 1) * CPK, *wr, ktl);
             else if (ktl * BK < p->K)
-                copy_range<BM, BN, BK, NT>(cs, kk * CPK, (kk + 1) * CPK, *wr, ktl, p->K, p->A);
+                copy_range<BM, BN, BK, NT>(cs, tc, kk * CPK, (kk + 1) * CPK, *wr, ktl, p->K,
+                                           p->A);
         }
         mma_kstep<BF16, MI, NI>(acc, ra[kk % 2], rb[kk % 2]);
     }
 }
 
 /* ---- epilogue: C = alpha*acc + beta*C, straight from the MMA registers -------------------
- * acc[i][j] holds rows g, g+8 and columns 2t, 2t+1 of atom (i, j) in lane l = 4g + t
- * (plan_mma_c_*). C is read only when beta != 0; pairs are stored as one 4-byte word when
- * ldc is even and C 4-byte aligned. */
+ * acc[i][j][c] is accumulator value v = c + 4*(i + MI*j) of the tiled MMA, at (m, n) =
+ * lay_tiled_mma_c_crd(&mma, tid, v) of the CTA tile at (m0, n0). The kernel evaluates the layout
+ * for c = 0 and 2 of atom (0, 0) only: atom (i, j) of a warp tile sits (i*atom.m, j*atom.n)
+ * further on (the tiled MMA's definition), and c1, c3 are the columns right of c0, c2 (the
+ * atom's C layout; tests/plans_tc.h checks both). C is read only when beta != 0; pairs are
+ * stored as one 4-byte word when ldc is even and C 4-byte aligned. mC = (M,N):(ldc,1). */
 template <int BF16, int MI, int NI>
-static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs *p, int m0,
-                                               int n0, int lane) {
+static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs *p,
+                                               lay_tiled_mma mma, int m0, int n0) {
+    const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
+    int mh[2], nh[2]; /* c0 and c2 of atom (0, 0) */
+    lay_tiled_mma_c_crd(&mma, threadIdx.x, 0, &mh[0], &nh[0]);
+    lay_tiled_mma_c_crd(&mma, threadIdx.x, 2, &mh[1], &nh[1]);
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const int m = m0 + i * MMA_M + plan_mma_c_row(lane, 2 * h);
-                const int n = n0 + j * MMA_N + plan_mma_c_col(lane, 0);
+                const int m = m0 + mh[h] + i * mma.atom.m;
+                const int n = n0 + nh[h] + j * mma.atom.n;
                 float v0 = p->alpha * acc[i][j][2 * h], v1 = p->alpha * acc[i][j][2 * h + 1];
                 if (m >= p->M || n >= p->N) continue;
-                uint16_t *c = p->C + (long long)m * p->ldc + n;
+                uint16_t *c = p->C + lay_crd2idx2(mC, m, n);
                 const int two = n + 1 < p->N;
                 if (p->beta != 0.0f) {
                     v0 += p->beta * elem_to_f32(c[0], BF16);
@@ -276,26 +310,26 @@ static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs
  * One CTA per (BM, BN) tile of C at (blockIdx.y, blockIdx.x). Warp w owns the (WTM, WTN) =
  * (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of it; acc[i][j][0..3] is the C
  * fragment of MMA atom (i, j) of that block. Dynamic smem: sA (BM,BK,STAGES), sB (BN,BK,STAGES),
- * each stage swizzled (plan_smem_offset). */
+ * each stage swizzled (plan_smem). */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs p) {
     enum {
         NT = 32 * WARPS_M * WARPS_N,
         WTM = BM / WARPS_M, WTN = BN / WARPS_N,
         MI = WTM / MMA_M, NI = WTN / MMA_N, /* atoms per warp along M and N */
-        KSTEPS = BK / MMA_K,
-        RSTEP = NT / (BK / 8) /* rows between a thread's copies */
+        KSTEPS = BK / MMA_K
     };
     static_assert(NI % 2 == 0 && KSTEPS % 2 == 0, "B is loaded two atoms at a time");
     static_assert(STAGES >= 2, "the ring needs a stage to compute and one to fill");
     static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
-    static_assert(BM % RSTEP == 0 && BN % RSTEP == 0, "copy plan must tile A and B");
+    static_assert(BM % (NT / (BK / 8)) == 0 && BN % (NT / (BK / 8)) == 0,
+                  "plan_copy's copy tile must tile A and B");
     extern __shared__ __align__(128) uint16_t smem[];
     const uint32_t sA_u = ptx_smem_u32(smem);
-    const uint32_t sB_u = ptx_smem_u32(smem + STAGES * BM * SROW(BK));
+    const uint32_t sB_u = ptx_smem_u32(smem + STAGES * plan_smem_stage(BM, BK));
+    const lay_tiled_mma mma = plan_mma(WARPS_M, WARPS_N, BM, BN, BK);
+    const tile_consts tc = tile_plan<BM, BN, BK, NT>();
 
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int ktiles = (p.K + BK - 1) / BK;
 
@@ -307,41 +341,50 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
 
-    frag_addr fa;
-    fa.a = sA_u + 2 * (wm * WTM) * SROW(BK);
-    fa.b = sB_u + 2 * (wn * WTN) * SROW(BK);
-    fa.a_lane = 2 * SMEM_OFFSET(plan_ldsm_a_row(lane), 8 * plan_ldsm_a_chunk(lane), BK);
-    fa.b_lane = 2 * SMEM_OFFSET(plan_ldsm_b_row(lane), 8 * plan_ldsm_b_chunk(lane), BK);
+    frag_addr fa; /* the rows this thread supplies for its first A and B loads (q = 0) */
+    {
+        int m, n, k;
+        lay_tiled_ldmatrix_a_crd(&mma, 4, 0, threadIdx.x, 0, &m, &k);
+        fa.a_0 = 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BM, BK), m, k);
+        lay_tiled_ldmatrix_b_crd(&mma, 4, 0, threadIdx.x, 0, &n, &k);
+        fa.b_0 = 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BN, BK), n, k);
+        fa.a = sA_u;
+        fa.b = sB_u;
+    }
     uint32_t ra[2][MI][4], rb[2][NI][2]; /* fragments, double-buffered over k-steps */
 
-    /* this thread's copy plan (see copy_range) */
+    /* this thread's copy plan (see copy_range): its copy 0 at (crow, col) of the tile */
     copy_state cs;
-    const int crow = plan_copy_row(threadIdx.x, 0, NT, BK); /* this thread's copy-0 row */
-    cs.col = plan_copy_chunk(threadIdx.x, 0, NT, BK) * 8;
-    cs.a_step = (long long)RSTEP * p.lda;
-    cs.b_step = (long long)RSTEP * p.ldb;
-    cs.a_rowb = (uint32_t)(2 * cs.a_step);
-    cs.b_rowb = (uint32_t)(2 * cs.b_step);
-    cs.sa = sA_u + 2 * SMEM_OFFSET(crow, cs.col, BK);
-    cs.sb = sB_u + 2 * SMEM_OFFSET(crow, cs.col, BK);
-    cs.a_rows = p.M - m0 - crow;
-    cs.b_rows = p.N - n0 - crow;
-    cs.a = p.A + (long long)(m0 + crow) * p.lda + cs.col;
-    cs.b = p.B + (long long)(n0 + crow) * p.ldb + cs.col;
+    int crow;
+    lay_tiled_copy_crd(plan_copy(NT, BK), BM, BK, threadIdx.x, 0, 0, &crow, &cs.col);
+    {
+        const lay_layout mA = lay_l2(p.M, p.K, (int)p.lda, 1); /* (M,K):(lda,1) */
+        const lay_layout mB = lay_l2(p.N, p.K, (int)p.ldb, 1); /* (N,K):(ldb,1) */
+        cs.a_step = lay_crd2idx2(mA, tc.rstep, 0);
+        cs.b_step = lay_crd2idx2(mB, tc.rstep, 0);
+        cs.a_rowb = (uint32_t)(2 * cs.a_step);
+        cs.b_rowb = (uint32_t)(2 * cs.b_step);
+        cs.sa = sA_u + 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BM, BK), crow, cs.col);
+        cs.sb = sB_u + 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BN, BK), crow, cs.col);
+        cs.a_rows = p.M - m0 - crow;
+        cs.b_rows = p.N - n0 - crow;
+        cs.a = p.A + lay_crd2idx2(mA, m0 + crow, cs.col);
+        cs.b = p.B + lay_crd2idx2(mB, n0 + crow, cs.col);
+    }
     /* K tiles [0, kfull) lie inside A and B (and their row offsets fit 32 bits) */
     const int kfull = p.rows32 && m0 + BM <= p.M && n0 + BN <= p.N ? p.K / BK : 0;
 
     /* prologue: the first STAGES-1 K tiles in flight, wait for the first, its fragments */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
-        if (st < ktiles) copy_range<BM, BN, BK, NT>(&cs, 0, BM / RSTEP + BN / RSTEP, st, st, p.K, p.A);
+        if (st < ktiles) copy_range<BM, BN, BK, NT>(&cs, &tc, 0, tc.na + tc.nb, st, st, p.K, p.A);
         ptx_cp_async_commit();
     }
     PTX_CP_ASYNC_WAIT(STAGES - 2);
     __syncthreads();
     int rd = 0;          /* stage being computed */
     int wr = STAGES - 1; /* stage the copies fill next */
-    if (ktiles > 0) load_frags<MI, NI, BM, BN, BK>(ra[0], rb[0], &fa, 0, 0);
+    if (ktiles > 0) load_frags<MI, NI>(ra[0], rb[0], &fa, &tc, 0, 0);
 
     /* The steady state: while the K tile being copied (kt + STAGES - 1) lies inside A and B,
      * its copies need no predicates and a next K tile surely follows. This loop must carry no
@@ -351,19 +394,19 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
     int kt = 0;
     const int kt_interior = kfull - (STAGES - 1); /* K tiles of the steady state */
     for (; kt < kt_interior; ++kt)
-        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 1>(acc, ra, rb, &cs, &fa, &rd, &wr,
+        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 1>(acc, ra, rb, &cs, &fa, &tc, &rd, &wr,
                                                         kt + STAGES - 1, 1, &p);
     for (; kt < ktiles; ++kt)
-        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 0>(acc, ra, rb, &cs, &fa, &rd, &wr,
+        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 0>(acc, ra, rb, &cs, &fa, &tc, &rd, &wr,
                                                         kt + STAGES - 1, kt + 1 < ktiles, &p);
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 
-    store_c<BF16, MI, NI>(acc, &p, m0 + wm * WTM, n0 + wn * WTN, lane);
+    store_c<BF16, MI, NI>(acc, &p, mma, m0, n0);
 }
 
 /* Dynamic smem of one CTA in bytes: STAGES x (BM + BN) rows of the smem tile. */
 static size_t smem_bytes(int bm, int bn, int bk, int stages) {
-    return (size_t)stages * (bm + bn) * SROW(bk) * 2;
+    return (size_t)stages * (plan_smem_stage(bm, bk) + plan_smem_stage(bn, bk)) * 2;
 }
 
 /* Sets the dynamic smem limit and launches one instantiation, one CTA per tile of C (grid

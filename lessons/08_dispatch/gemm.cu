@@ -54,10 +54,6 @@
 #define MMA_N 8
 #define MMA_K 16
 #define RASTER_GROUP 8 /* CTAs walk 8 tile rows down before moving right */
-/* The smem tile of one stage: rows SROW(BK) halves apart, element (row, col) at
- * SMEM_OFFSET(row, col, BK) halves, swizzled (plan.h) */
-#define SROW(BK) (BK)
-#define SMEM_OFFSET(row, col, BK) plan_smem_offset((row), (col), (BK), 1, 0)
 
 /* The kernel's arguments (one struct: the launch passes it by value in constant memory). */
 typedef struct kargs {
@@ -86,13 +82,13 @@ static __device__ __forceinline__ uint32_t f32x2_to_pair(float lo, float hi, int
 }
 
 /* ---- gmem -> smem: 16-byte cp.async, zero-fill at the edges -----------------------------
- * The copy plan of one K tile, per thread: A is NA = BM*BK/8/NT copies, B is NB copies.
- * Copy i of A moves the 16-byte chunk idx = tid + i*NT of the (BM,BK) tile: row
- * row0 + i*RSTEP (RSTEP = NT/(BK/8)), the same chunk column for every i. Because RSTEP rows
- * are a multiple of the swizzle period (512 halves), the smem address of copy i is
- * this thread's copy-0 address plus a constant, and the gmem address is the copy-0 pointer
- * plus i*RSTEP rows. Per K tile, only the pointer moves (by BK), and one byte count covers
- * the K edge for all copies (same column).
+ * The copy plan of one K tile, per thread (plan_copy): A is na = reps(BM, BK) copies, B is nb.
+ * Copy i of A moves the 16-byte chunk of repeat i of the copy tile: row row0 + i*RSTEP
+ * (RSTEP = the copy tile's rows), the same chunk column for every i. Because RSTEP rows are
+ * a multiple of the swizzle's 8 rows, the smem address of copy i is this thread's copy-0
+ * address plus plan_smem_rows(i*RSTEP), a constant, and the gmem address is the copy-0
+ * pointer plus i*RSTEP rows. Per K tile, only the pointer moves (by BK), and one byte count
+ * covers the K edge for all copies (same column).
  * Copies are numbered c = 0 .. NA+NB-1 (A first); the main loop spreads them over the first
  * KSTEPS-1 k-steps of a tile so that they interleave with the MMAs. */
 typedef struct copy_state {
@@ -104,14 +100,43 @@ typedef struct copy_state {
     uint32_t sa, sb;          /* smem byte addresses of copy 0 in stage 0 */
 } copy_state;
 
+/* The constants of the kernel's addressing, read once off the layouts of plan.h (the kernel
+ * computes them at its start and passes them down; they fold to immediates). The K tile's
+ * copy count NCOPY is an enum of the template parameters instead (it sets how the copies are
+ * spread over the k-steps, a count the compiler must see before it unrolls);
+ * tests/test_plans_*.c check that it equals na + nb. */
+typedef struct tile_consts {
+    int na, nb;                    /* 16-byte copies of A and of B per thread and K tile */
+    int rstep;                     /* rows between a thread's copies */
+    uint32_t step_b;               /* smem bytes between them */
+    uint32_t a_stage_b, b_stage_b; /* smem bytes of one stage of sA / sB */
+    uint32_t a_atom_b, b_atom_b;   /* smem bytes of an A atom's 16 rows / a B atom's 8 rows */
+    uint32_t kstep_b;              /* what a k-step moves a lane's ldmatrix address by */
+} tile_consts;
 template <int BM, int BN, int BK, int NT>
-static __device__ __forceinline__ void copy_range(const copy_state *cs, int lo, int hi, int st,
-                                                  int kt, int K, const uint16_t *safe) {
-    enum {
-        RSTEP = NT / (BK / 8), NA = BM / RSTEP, NB = BN / RSTEP,
-        STEP_B = 2 * RSTEP * SROW(BK), /* smem bytes between copies */
-        A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK)
-    };
+static __device__ __forceinline__ tile_consts tile_plan(void) {
+    const lay_tiled_copy cp = plan_copy(NT, BK);
+    tile_consts c;
+    c.na = lay_tiled_copy_reps(cp, BM, BK);
+    c.nb = lay_tiled_copy_reps(cp, BN, BK);
+    c.rstep = lay_tiled_copy_tile_m(cp);
+    c.step_b = 2 * plan_smem_rows(c.rstep, BK);
+    c.a_stage_b = 2 * plan_smem_stage(BM, BK);
+    c.b_stage_b = 2 * plan_smem_stage(BN, BK);
+    c.a_atom_b = 2 * plan_smem_rows(MMA_M, BK);
+    c.b_atom_b = 2 * plan_smem_rows(MMA_N, BK);
+    c.kstep_b = plan_smem_kstep_b(MMA_K, BK);
+    return c;
+}
+
+template <int BM, int BN, int BK, int NT>
+static __device__ __forceinline__ void copy_range(const copy_state *cs, const tile_consts *tc,
+                                                  int lo, int hi, int st, int kt, int K,
+                                                  const uint16_t *safe) {
+    const lay_tiled_copy cp = plan_copy(NT, BK); /* the copy counts, for the unrolled loop */
+    const int NA = lay_tiled_copy_reps(cp, BM, BK), NB = lay_tiled_copy_reps(cp, BN, BK);
+    const int RSTEP = tc->rstep;
+    const uint32_t STEP_B = tc->step_b, A_STAGE_B = tc->a_stage_b, B_STAGE_B = tc->b_stage_b;
     int kb = 2 * (K - kt * BK - cs->col); /* bytes of this thread's chunk inside K */
     kb = kb < 0 ? 0 : (kb > 16 ? 16 : kb);
     const uint32_t da = cs->sa + st * A_STAGE_B, db = cs->sb + st * B_STAGE_B;
@@ -139,13 +164,12 @@ static __device__ __forceinline__ void copy_range(const copy_state *cs, int lo, 
 /* The same copies for a K tile that lies wholly inside A and B (no predication, no
  * zero-fill): one IMAD.WIDE + one LDGSTS per copy, the smem offsets are immediates. */
 template <int BM, int BN, int BK, int NT>
-static __device__ __forceinline__ void copy_range_interior(const copy_state *cs, int lo, int hi,
+static __device__ __forceinline__ void copy_range_interior(const copy_state *cs,
+                                                           const tile_consts *tc, int lo, int hi,
                                                            int st, int kt) {
-    enum {
-        RSTEP = NT / (BK / 8), NA = BM / RSTEP, NB = BN / RSTEP,
-        STEP_B = 2 * RSTEP * SROW(BK),
-        A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK)
-    };
+    const lay_tiled_copy cp = plan_copy(NT, BK);
+    const int NA = lay_tiled_copy_reps(cp, BM, BK), NB = lay_tiled_copy_reps(cp, BN, BK);
+    const uint32_t STEP_B = tc->step_b, A_STAGE_B = tc->a_stage_b, B_STAGE_B = tc->b_stage_b;
     const uint16_t *pa = cs->a + kt * BK, *pb = cs->b + kt * BK;
     const uint32_t da = cs->sa + st * A_STAGE_B, db = cs->sb + st * B_STAGE_B;
 #pragma unroll
@@ -157,28 +181,31 @@ static __device__ __forceinline__ void copy_range_interior(const copy_state *cs,
 }
 
 /* ---- gmem -> smem, generic path: 8 predicated 2-byte loads per chunk, either majorness -- */
+/* The (ROWS, BK) tile at row r0, column k0 of the (rows, K) matrix mX (either majorness:
+ * (rows,K):(ld,1) or (rows,K):(1,ld)) into the swizzled smem tile s: the chunks of plan_copy,
+ * each gathered element by element (zeros outside the matrix) and stored as one 16-byte
+ * chunk. */
 template <int ROWS, int BK, int NT>
 static __device__ __forceinline__ void load_tile_generic(uint16_t *s, const uint16_t *X,
-                                                         long long ld, int kmajor, int r0,
-                                                         int rows, int k0, int K) {
-    const int CPR = BK / 8;
+                                                         lay_layout mX, int r0, int rows, int k0,
+                                                         int K) {
+    const lay_tiled_copy cp = plan_copy(NT, BK);
 #pragma unroll 1 /* few registers: this path is about correctness, not speed */
-    for (int i = 0; i < ROWS * CPR / NT; ++i) {
-        const int row = plan_copy_row(threadIdx.x, i, NT, BK);
-        const int col = plan_copy_chunk(threadIdx.x, i, NT, BK) * 8;
+    for (int i = 0; i < lay_tiled_copy_reps(cp, ROWS, BK); ++i) {
+        int row, col;
+        lay_tiled_copy_crd(cp, ROWS, BK, threadIdx.x, 0, i, &row, &col);
         const int r = r0 + row;
         uint32_t w[4];
 #pragma unroll
         for (int e = 0; e < 8; e += 2) {
             const int k = k0 + col + e;
             uint32_t lo = 0, hi = 0;
-            if (r < rows && k < K)
-                lo = kmajor ? X[(long long)r * ld + k] : X[r + (long long)k * ld];
-            if (r < rows && k + 1 < K)
-                hi = kmajor ? X[(long long)r * ld + k + 1] : X[r + (long long)(k + 1) * ld];
+            if (r < rows && k < K) lo = X[lay_crd2idx2(mX, r, k)];
+            if (r < rows && k + 1 < K) hi = X[lay_crd2idx2(mX, r, k + 1)];
             w[e / 2] = lo | (hi << 16);
         }
-        *(uint4 *)(s + SMEM_OFFSET(row, col, BK)) = make_uint4(w[0], w[1], w[2], w[3]);
+        *(uint4 *)(s + lay_swizzled_crd2idx2(plan_smem(ROWS, BK), row, col)) =
+            make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
 
@@ -204,8 +231,9 @@ static __device__ __forceinline__ void loader_tile(loader *l, copy_state *cs, co
     l->n0 = tn * BN;
     cs->a_rows = p->M - l->m0 - crow;
     cs->b_rows = p->N - l->n0 - crow;
-    cs->a = p->A + (long long)(l->m0 + crow) * p->lda + cs->col; /* used only where in range */
-    cs->b = p->B + (long long)(l->n0 + crow) * p->ldb + cs->col;
+    /* the fast path's sources (A and B K-major), used only where in range */
+    cs->a = p->A + lay_crd2idx2(lay_l2(p->M, p->K, (int)p->lda, 1), l->m0 + crow, cs->col);
+    cs->b = p->B + lay_crd2idx2(lay_l2(p->N, p->K, (int)p->ldb, 1), l->n0 + crow, cs->col);
     l->kfull = p->rows32 && l->m0 + BM <= p->M && l->n0 + BN <= p->N ? p->K / BK : 0;
 }
 
@@ -225,49 +253,54 @@ static __device__ __forceinline__ void loader_next(loader *l, copy_state *cs, co
  * GENERIC: the whole K tile gathered by the first call (lo == 0); nothing once the loader is
  * past this CTA's last tile. */
 template <int BM, int BN, int BK, int NT, int STAGES, int GENERIC>
-static __device__ __forceinline__ void copies(const copy_state *cs, const loader *ld,
-                                              const kargs *p, uint16_t *smem, int lo, int hi,
-                                              int st) {
+static __device__ __forceinline__ void copies(const copy_state *cs, const tile_consts *tc,
+                                              const loader *ld, const kargs *p, uint16_t *smem,
+                                              int lo, int hi, int st) {
     if (ld->t >= ld->end) return;
     if (!GENERIC) {
-        copy_range<BM, BN, BK, NT>(cs, lo, hi, st, ld->kt, p->K, p->A);
+        copy_range<BM, BN, BK, NT>(cs, tc, lo, hi, st, ld->kt, p->K, p->A);
     } else if (lo == 0) {
-        uint16_t *sB = smem + STAGES * BM * SROW(BK);
-        load_tile_generic<BM, BK, NT>(smem + st * BM * SROW(BK), p->A, p->lda, p->a_kmajor,
-                                      ld->m0, p->M, ld->kt * BK, p->K);
-        load_tile_generic<BN, BK, NT>(sB + st * BN * SROW(BK), p->B, p->ldb, p->b_kmajor,
-                                      ld->n0, p->N, ld->kt * BK, p->K);
+        const int lda = (int)p->lda, ldb = (int)p->ldb;
+        /* (M,K):(lda,1) when K-major, (M,K):(1,lda) when M-major; B likewise */
+        const lay_layout mA = lay_l2(p->M, p->K, p->a_kmajor ? lda : 1, p->a_kmajor ? 1 : lda);
+        const lay_layout mB = lay_l2(p->N, p->K, p->b_kmajor ? ldb : 1, p->b_kmajor ? 1 : ldb);
+        uint16_t *sB = smem + STAGES * plan_smem_stage(BM, BK);
+        load_tile_generic<BM, BK, NT>(smem + st * plan_smem_stage(BM, BK), p->A, mA, ld->m0,
+                                      p->M, ld->kt * BK, p->K);
+        load_tile_generic<BN, BK, NT>(sB + st * plan_smem_stage(BN, BK), p->B, mB, ld->n0, p->N,
+                                      ld->kt * BK, p->K);
     }
 }
 
 /* ---- smem -> registers: ldmatrix, and the MMAs of one k-step --------------------------- */
 
-/* A warp's ldmatrix addresses in bytes, stage 0 and k-step 0, in two parts: the block offset
- * of the warp's rows (whole rows: the swizzle leaves it alone) and the lane's offset inside
- * a 16 x 16 block, which the swizzle permutes. The swizzle looks only at offset bits below 512
- * halves (256 for BK = 32) and block offsets are multiples of 16 rows, so swizzle(block + lane
- * part) = block + swizzle(lane part); k-step kk flips only chunk bits of the lane part:
- * lane offset(kk) = lane offset(0) ^ kk*16 halves (tests/test_plans_0506.c checks both). */
+/* A thread's ldmatrix row addresses. The q-th load of its A fragment reads the row at (m, k) =
+ * lay_tiled_ldmatrix_a_crd(&mma, 4, 0, tid, q) of sA, q = i + MI*kk for atom row i and k-step
+ * kk (B: q = j/2 + (NI/2)*kk, atoms j and j+1). The kernel evaluates the layouts at q = 0
+ * only; the other loads follow from two properties of the smem tile (plan.h, checked over
+ * every thread and q by tests/test_plans_06.c): atom i is i*a_atom_b bytes further on (whole
+ * rows: plan_smem_rows), and k-step kk moves the lane's offset by plan_smem_kstep (an XOR of
+ * chunk bits). */
 typedef struct frag_addr {
-    uint32_t a, b;           /* sA / sB + the warp's first row */
-    uint32_t a_lane, b_lane; /* the lane's offset inside a 16 x 16 block at k-step 0 */
+    uint32_t a, b;     /* smem byte addresses of sA / sB, stage 0 */
+    uint32_t a_0, b_0; /* byte offsets of this thread's rows for q = 0 */
 } frag_addr;
 
 /* Fragments of k-step kk of stage st: ra[i] = A atom row i (ldmatrix.x4), rb[j], rb[j+1] =
- * B atoms j, j+1 (one ldmatrix.x4 for two n8 atoms). */
-template <int MI, int NI, int BM, int BN, int BK>
+ * B atoms j, j+1 (one ldmatrix.x4 for two n8 atoms: registers b0b1, b2b3 of atom j, then of
+ * atom j+1, the colex value order of lay_tiled_mma_b_crd). */
+template <int MI, int NI>
 static __device__ __forceinline__ void load_frags(uint32_t ra[MI][4], uint32_t rb[NI][2],
-                                                  const frag_addr *f, int st, int kk) {
-    enum { A_STAGE_B = 2 * BM * SROW(BK), B_STAGE_B = 2 * BN * SROW(BK),
-           A_ATOM_B = 2 * MMA_M * SROW(BK), B_ATOM_B = 2 * MMA_N * SROW(BK) };
-    const uint32_t sa = f->a + st * A_STAGE_B + (f->a_lane ^ kk * 2 * MMA_K);
-    const uint32_t sb = f->b + st * B_STAGE_B + (f->b_lane ^ kk * 2 * MMA_K);
+                                                  const frag_addr *f, const tile_consts *tc,
+                                                  int st, int kk) {
+    const uint32_t sa = f->a + st * tc->a_stage_b + plan_smem_kstep(f->a_0, kk, tc->kstep_b);
+    const uint32_t sb = f->b + st * tc->b_stage_b + plan_smem_kstep(f->b_0, kk, tc->kstep_b);
 #pragma unroll
-    for (int i = 0; i < MI; ++i) ptx_ldmatrix_x4(ra[i], sa + i * A_ATOM_B);
+    for (int i = 0; i < MI; ++i) ptx_ldmatrix_x4(ra[i], sa + i * tc->a_atom_b);
 #pragma unroll
     for (int j = 0; j < NI; j += 2) {
         uint32_t r[4];
-        ptx_ldmatrix_x4(r, sb + j * B_ATOM_B);
+        ptx_ldmatrix_x4(r, sb + j * tc->b_atom_b);
         rb[j][0] = r[0]; rb[j][1] = r[1]; rb[j + 1][0] = r[2]; rb[j + 1][1] = r[3];
     }
 }
@@ -302,12 +335,13 @@ template <int BF16, int BM, int BN, int BK, int NT, int STAGES, int MI, int NI, 
           int INTERIOR>
 static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[2][MI][4],
                                               uint32_t rb[2][NI][2], const copy_state *cs,
-                                              const frag_addr *fa, int *rd, int *wr, int ktl,
-                                              int more, const kargs *p, const loader *ld,
+                                              const frag_addr *fa, const tile_consts *tc,
+                                              int *rd, int *wr, int ktl, int more,
+                                              const kargs *p, const loader *ld,
                                               uint16_t *smem) {
     enum {
         KSTEPS = BK / MMA_K,
-        NCOPY = (BM + BN) / (NT / (BK / 8)),       /* 16-byte copies per thread per tile */
+        NCOPY = (BM + BN) * BK / 8 / NT, /* 16-byte copies per thread per K tile: tc->na + tc->nb */
         /* copies issued per k-step: with 2 stages a K tile's copies have one K tile of MMAs to
          * land in, so all go out at its first k-step; with more they are spread over the
          * first KSTEPS-1 k-steps, between the MMAs */
@@ -323,38 +357,45 @@ static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[
             *wr = *wr + 1 == STAGES ? 0 : *wr + 1;
         }
         if (kk < KSTEPS - 1 || INTERIOR || more)
-            load_frags<MI, NI, BM, BN, BK>(ra[(kk + 1) % 2], rb[(kk + 1) % 2], fa, *rd,
-                                           (kk + 1) % KSTEPS);
+            load_frags<MI, NI>(ra[(kk + 1) % 2], rb[(kk + 1) % 2], fa, tc, *rd,
+                               (kk + 1) % KSTEPS);
         if (kk < KSTEPS - 1) {
             if (INTERIOR)
-                copy_range_interior<BM, BN, BK, NT>(cs, kk * CPK, (kk + 1) * CPK, *wr, ktl);
+                copy_range_interior<BM, BN, BK, NT>(cs, tc, kk * CPK, (kk + 1) * CPK, *wr, ktl);
             else
-                copies<BM, BN, BK, NT, STAGES, GENERIC>(cs, ld, p, smem, kk * CPK, (kk + 1) * CPK,
-                                                        *wr);
+                copies<BM, BN, BK, NT, STAGES, GENERIC>(cs, tc, ld, p, smem, kk * CPK,
+                                                        (kk + 1) * CPK, *wr);
         }
         mma_kstep<BF16, MI, NI>(acc, ra[kk % 2], rb[kk % 2]);
     }
 }
 
 /* ---- epilogue: C = alpha*acc + beta*C, straight from the MMA registers -------------------
- * acc[i][j] holds rows g, g+8 and columns 2t, 2t+1 of atom (i, j) in lane l = 4g + t
- * (plan_mma_c_*). C is read only when beta != 0; pairs are stored as one 4-byte word when
- * ldc is even and C 4-byte aligned. */
+ * acc[i][j][c] is accumulator value v = c + 4*(i + MI*j) of the tiled MMA, at (m, n) =
+ * lay_tiled_mma_c_crd(&mma, tid, v) of the CTA tile at (m0, n0). The kernel evaluates the layout
+ * for c = 0 and 2 of atom (0, 0) only: atom (i, j) of a warp tile sits (i*atom.m, j*atom.n)
+ * further on (the tiled MMA's definition), and c1, c3 are the columns right of c0, c2 (the
+ * atom's C layout; tests/plans_tc.h checks both). C is read only when beta != 0; pairs are
+ * stored as one 4-byte word when ldc is even and C 4-byte aligned. mC = (M,N):(ldc,1). */
 template <int BF16, int MI, int NI>
-static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs *p, int m0,
-                                               int n0, int lane) {
+static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs *p,
+                                               lay_tiled_mma mma, int m0, int n0) {
+    const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
+    int mh[2], nh[2]; /* c0 and c2 of atom (0, 0) */
+    lay_tiled_mma_c_crd(&mma, threadIdx.x, 0, &mh[0], &nh[0]);
+    lay_tiled_mma_c_crd(&mma, threadIdx.x, 2, &mh[1], &nh[1]);
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const int m = m0 + i * MMA_M + plan_mma_c_row(lane, 2 * h);
-                const int n = n0 + j * MMA_N + plan_mma_c_col(lane, 0);
+                const int m = m0 + mh[h] + i * mma.atom.m;
+                const int n = n0 + nh[h] + j * mma.atom.n;
                 float v0 = p->alpha * acc[i][j][2 * h], v1 = p->alpha * acc[i][j][2 * h + 1];
                 acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
                 if (m >= p->M || n >= p->N) continue;
-                uint16_t *c = p->C + (long long)m * p->ldc + n;
+                uint16_t *c = p->C + lay_crd2idx2(mC, m, n);
                 const int two = n + 1 < p->N;
                 if (p->beta != 0.0f) {
                     v0 += p->beta * elem_to_f32(c[0], BF16);
@@ -371,35 +412,45 @@ static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs
 
 /* ---- epilogue through smem: whole 128-byte rows of C --------------------------------------
  * For a full tile with beta = 0. The warp writes its (WTM, WTN) block of C, scaled and
- * converted, as 4-byte pairs into its own staging block sC of (WTM, WTN + C_PAD) halves
- * (plan_cstage_offset: the pad puts the 8 rows of one store in 8 different bank groups), then
- * copies the block out in 16-byte chunks, WTN/8 lanes per row (plan_cstage_out_*): every warp
- * store writes 32/(WTN/8) rows of 2*WTN contiguous bytes. The block is the warp's alone, so
- * __syncwarp() orders its writes and reads; no CTA barrier is needed. */
+ * converted, as 4-byte pairs into its own staging block sC (plan_cstage: rows padded by 8
+ * halves, which puts the 8 rows of one store in 8 different bank groups), at the warp-local
+ * coordinates of its accumulators (lay_tiled_mma_c_crd of the lane as a thread of warp 0; as
+ * in store_c, evaluated for atom (0, 0) and moved by whole atoms), then copies the block out in 16-byte chunks (plan_cstage_copy: WTN/8 lanes per row), so
+ * every warp store writes 32/(WTN/8) rows of 2*WTN contiguous bytes. The block is the warp's
+ * alone, so __syncwarp() orders its writes and reads; no CTA barrier is needed. The warp's
+ * block of C starts where lane 0's first accumulator lies. */
 template <int BF16, int MI, int NI, int WTM, int WTN>
 static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], const kargs *p,
-                                                      uint16_t *sC, int m0, int n0, int lane) {
-    enum { C_PAD = 8, C_CH = WTN / 8 /* 16-byte chunks per row */ };
-    static_assert(32 % C_CH == 0 && (WTM * C_CH) % 32 == 0, "C staging: whole rows per pass");
+                                                      lay_tiled_mma mma, uint16_t *sC, int m0,
+                                                      int n0) {
+    const lay_layout sCL = plan_cstage(WTM, WTN);  /* (WTM,WTN):(WTN+8,1) */
+    const lay_tiled_copy out = plan_cstage_copy(WTN);
+    const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
+    const int lane = threadIdx.x % 32;
+    int rh[2], ch[2]; /* c0 and c2 of atom (0, 0), warp-local */
+    lay_tiled_mma_c_crd(&mma, lane, 0, &rh[0], &ch[0]);
+    lay_tiled_mma_c_crd(&mma, lane, 2, &rh[1], &ch[1]);
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const int r = i * MMA_M + plan_mma_c_row(lane, 2 * h);
-                const int c = j * MMA_N + plan_mma_c_col(lane, 0);
-                *(uint32_t *)(sC + plan_cstage_offset(r, c, WTN, C_PAD)) = f32x2_to_pair(
+                const int r = rh[h] + i * mma.atom.m, c = ch[h] + j * mma.atom.n;
+                *(uint32_t *)(sC + lay_crd2idx2(sCL, r, c)) = f32x2_to_pair(
                     p->alpha * acc[i][j][2 * h], p->alpha * acc[i][j][2 * h + 1], BF16);
                 acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
             }
     __syncwarp(); /* every lane's pairs are in smem before any lane reads a row */
-    uint16_t *gC = p->C + (long long)m0 * p->ldc + n0;
+    int wm0, wn0; /* the warp's block of C */
+    lay_tiled_mma_c_crd(&mma, threadIdx.x - lane, 0, &wm0, &wn0);
+    uint16_t *gC = p->C + lay_crd2idx2(mC, m0 + wm0, n0 + wn0);
+    enum { PASSES = WTM * WTN / (32 * 8) }; /* = lay_tiled_copy_reps(out, WTM, WTN) */
 #pragma unroll 4
-    for (int it = 0; it < WTM * C_CH / 32; ++it) {
-        const int r = plan_cstage_out_row(it, lane, WTN), c = plan_cstage_out_col(lane, WTN);
-        *(uint4 *)(gC + (long long)r * p->ldc + c) =
-            *(const uint4 *)(sC + plan_cstage_offset(r, c, WTN, C_PAD));
+    for (int it = 0; it < PASSES; ++it) {
+        int r, c;
+        lay_tiled_copy_crd(out, WTM, WTN, lane, 0, it, &r, &c);
+        *(uint4 *)(gC + lay_crd2idx2(mC, r, c)) = *(const uint4 *)(sC + lay_crd2idx2(sCL, r, c));
     }
     __syncwarp(); /* all reads done before the next tile's pairs overwrite the block */
 }
@@ -411,7 +462,7 @@ static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], cons
  * cp.async pipeline runs on across tile boundaries. Warp w owns the (WTM, WTN) =
  * (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of each tile; acc[i][j][0..3] is
  * the C fragment of MMA atom (i, j) of that block. Dynamic smem: sA (BM,BK,STAGES),
- * sB (BN,BK,STAGES), each stage swizzled (plan_smem_offset); then (PERSIST) the warps' C
+ * sB (BN,BK,STAGES), each stage swizzled (plan_smem); then (PERSIST) the warps' C
  * staging blocks, which otherwise overlay the stages after the K loop. */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
           int PERSIST>
@@ -420,21 +471,21 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
         NT = 32 * WARPS_M * WARPS_N,
         WTM = BM / WARPS_M, WTN = BN / WARPS_N,
         MI = WTM / MMA_M, NI = WTN / MMA_N, /* atoms per warp along M and N */
-        KSTEPS = BK / MMA_K,
-        RSTEP = NT / (BK / 8) /* rows between a thread's copies */
+        KSTEPS = BK / MMA_K
     };
     static_assert(NI % 2 == 0 && KSTEPS % 2 == 0, "B is loaded two atoms at a time");
     static_assert(STAGES >= 2, "the ring needs a stage to compute and one to fill");
     static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
-    static_assert(BM % RSTEP == 0 && BN % RSTEP == 0, "copy plan must tile A and B");
+    static_assert(BM % (NT / (BK / 8)) == 0 && BN % (NT / (BK / 8)) == 0,
+                  "plan_copy's copy tile must tile A and B");
     static_assert(PERSIST || NT / 32 * WTM * (WTN + 8) <= STAGES * (BM + BN) * BK,
                   "C staging must fit in the pipeline's smem");
     extern __shared__ __align__(128) uint16_t smem[];
     const uint32_t sA_u = ptx_smem_u32(smem);
-    const uint32_t sB_u = ptx_smem_u32(smem + STAGES * BM * SROW(BK));
+    const uint32_t sB_u = ptx_smem_u32(smem + STAGES * plan_smem_stage(BM, BK));
+    const lay_tiled_mma mma = plan_mma(WARPS_M, WARPS_N, BM, BN, BK);
+    const tile_consts tc = tile_plan<BM, BN, BK, NT>();
 
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
     const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
     const int ntiles = tiles_m * tiles_n;
     const int ktiles = (p.K + BK - 1) / BK;
@@ -449,30 +500,36 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
 
-    frag_addr fa;
-    fa.a = sA_u + 2 * (wm * WTM) * SROW(BK);
-    fa.b = sB_u + 2 * (wn * WTN) * SROW(BK);
-    fa.a_lane = 2 * SMEM_OFFSET(plan_ldsm_a_row(lane), 8 * plan_ldsm_a_chunk(lane), BK);
-    fa.b_lane = 2 * SMEM_OFFSET(plan_ldsm_b_row(lane), 8 * plan_ldsm_b_chunk(lane), BK);
+    frag_addr fa; /* the rows this thread supplies for its first A and B loads (q = 0) */
+    {
+        int m, n, k;
+        lay_tiled_ldmatrix_a_crd(&mma, 4, 0, threadIdx.x, 0, &m, &k);
+        fa.a_0 = 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BM, BK), m, k);
+        lay_tiled_ldmatrix_b_crd(&mma, 4, 0, threadIdx.x, 0, &n, &k);
+        fa.b_0 = 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BN, BK), n, k);
+        fa.a = sA_u;
+        fa.b = sB_u;
+    }
     uint32_t ra[2][MI][4], rb[2][NI][2]; /* fragments, double-buffered over k-steps */
 
-    /* this thread's copy plan (see copy_range); the tile-independent part */
+    /* this thread's copy plan (see copy_range): its copy 0 at (crow, col) of the tile; the
+     * tile-independent part (loader_tile sets the rest) */
     copy_state cs;
-    const int crow = plan_copy_row(threadIdx.x, 0, NT, BK); /* this thread's copy-0 row */
-    cs.col = plan_copy_chunk(threadIdx.x, 0, NT, BK) * 8;
-    cs.a_step = (long long)RSTEP * p.lda;
-    cs.b_step = (long long)RSTEP * p.ldb;
+    int crow;
+    lay_tiled_copy_crd(plan_copy(NT, BK), BM, BK, threadIdx.x, 0, 0, &crow, &cs.col);
+    cs.a_step = lay_crd2idx2(lay_l2(p.M, p.K, (int)p.lda, 1), tc.rstep, 0); /* (M,K):(lda,1) */
+    cs.b_step = lay_crd2idx2(lay_l2(p.N, p.K, (int)p.ldb, 1), tc.rstep, 0); /* (N,K):(ldb,1) */
     cs.a_rowb = (uint32_t)(2 * cs.a_step);
     cs.b_rowb = (uint32_t)(2 * cs.b_step);
-    cs.sa = sA_u + 2 * SMEM_OFFSET(crow, cs.col, BK);
-    cs.sb = sB_u + 2 * SMEM_OFFSET(crow, cs.col, BK);
+    cs.sa = sA_u + 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BM, BK), crow, cs.col);
+    cs.sb = sB_u + 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BN, BK), crow, cs.col);
     loader ld = {0, 0, ktiles > 0 ? mine : 0, 0, 0, 0};
     if (ld.end > 0) loader_tile<BM, BN, BK>(&ld, &cs, &p, crow, tiles_m, tiles_n);
 
     /* prologue: the first STAGES-1 K tiles in flight, wait for the first, its fragments */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
-        copies<BM, BN, BK, NT, STAGES, GENERIC>(&cs, &ld, &p, smem, 0, BM / RSTEP + BN / RSTEP, st);
+        copies<BM, BN, BK, NT, STAGES, GENERIC>(&cs, &tc, &ld, &p, smem, 0, tc.na + tc.nb, st);
         ptx_cp_async_commit();
         loader_next<BM, BN, BK>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
     }
@@ -480,7 +537,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
     __syncthreads();
     int rd = 0;          /* stage being computed */
     int wr = STAGES - 1; /* stage the copies fill next */
-    if (ld.end > 0) load_frags<MI, NI, BM, BN, BK>(ra[0], rb[0], &fa, 0, 0);
+    if (ld.end > 0) load_frags<MI, NI>(ra[0], rb[0], &fa, &tc, 0, 0);
 
     for (int t = 0; t < mine; ++t) {
         /* The steady state: while the K tile being copied lies inside A and B its copies need
@@ -494,7 +551,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
         if (!GENERIC && ld.kt == STAGES - 1) {
             for (; kt + STAGES - 1 < ld.kfull; ++kt)
                 k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, GENERIC, 1>(
-                    acc, ra, rb, &cs, &fa, &rd, &wr, kt + STAGES - 1, 1, &p, &ld, smem);
+                    acc, ra, rb, &cs, &fa, &tc, &rd, &wr, kt + STAGES - 1, 1, &p, &ld, smem);
             if (kt > 0) { /* the loader's position after the loop */
                 ld.kt = kt + STAGES - 2;
                 loader_next<BM, BN, BK>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
@@ -503,7 +560,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
         for (; kt < ktiles; ++kt) {
             const int more = kt + 1 < ktiles || t + 1 < mine; /* another K tile follows */
             k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, GENERIC, 0>(
-                acc, ra, rb, &cs, &fa, &rd, &wr, ld.kt, more, &p, &ld, smem);
+                acc, ra, rb, &cs, &fa, &tc, &rd, &wr, ld.kt, more, &p, &ld, smem);
             loader_next<BM, BN, BK>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
         }
 
@@ -518,10 +575,11 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
                 ptx_cp_async_wait_all();
                 __syncthreads();
             }
-            uint16_t *sC = smem + (PERSIST ? STAGES * (BM + BN) * SROW(BK) : 0) + warp * WTM * (WTN + 8);
-            store_c_staged<BF16, MI, NI, WTM, WTN>(acc, &p, sC, m0 + wm * WTM, n0 + wn * WTN, lane);
+            uint16_t *sC = smem + (PERSIST ? STAGES * (plan_smem_stage(BM, BK) + plan_smem_stage(BN, BK)) : 0) +
+                           threadIdx.x / 32 * plan_cstage_size(WTM, WTN); /* this warp's */
+            store_c_staged<BF16, MI, NI, WTM, WTN>(acc, &p, mma, sC, m0, n0);
         } else {
-            store_c<BF16, MI, NI>(acc, &p, m0 + wm * WTM, n0 + wn * WTN, lane);
+            store_c<BF16, MI, NI>(acc, &p, mma, m0, n0);
         }
     }
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
@@ -531,8 +589,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
  * (persistent) one C staging block of (WTM, WTN + 8) halves per warp. */
 static size_t smem_bytes(int bm, int bn, int bk, int warps_m, int warps_n, int stages,
                          int persist) {
-    const size_t stages_b = (size_t)stages * (bm + bn) * SROW(bk) * 2;
-    return stages_b + (persist ? (size_t)warps_m * warps_n * (bm / warps_m) * (bn / warps_n + 8) * 2 : 0);
+    const size_t stages_b = (size_t)stages * (plan_smem_stage(bm, bk) + plan_smem_stage(bn, bk)) * 2;
+    return stages_b + (persist ? (size_t)warps_m * warps_n * plan_cstage_size(bm / warps_m, bn / warps_n) * 2 : 0);
 }
 
 /* Sets the dynamic smem limit and launches one instantiation on a 1-D grid: one CTA per tile,
