@@ -4,7 +4,9 @@
 #   04+: LDGSTS (cp.async);  05+: HMMA and LDSM (Tensor Cores through ldmatrix)
 #   07-08: 16-byte global stores (STG.E.128: the epilogue staged through smem)
 #   09: HGMMA (wgmma), UTMALDG / UTMASTG (TMA loads and stores), SYNCS (mbarrier),
-#       USETMAXREG (setmaxnreg), and none of the sm_80 path (HMMA, LDSM, LDGSTS)
+#       USETMAXREG (setmaxnreg), BAR.ARV (the ping-pong hand-over), none of the sm_80 path
+#       (HMMA, LDSM, LDGSTS), and no warp-specialized kernel whose wgmma ptxas serialized
+#       (its performance warning C7518)
 #   the main loops recorded in tests/data/sass_main_loops.txt: no longer than recorded (zero cost
 #   of the layouts the kernels index through, shown on the machine code)
 # Checks the sm_90 and sm_80 code (lesson 09: its sm_90a code only). Skips with a message when no cuobjdump can be found.
@@ -48,6 +50,7 @@ for l in "$@"; do
             expect "$l" "$arch" "stores C with TMA" 'UTMASTG\.2D' 1 "$f"
             expect "$l" "$arch" "waits on mbarriers" 'SYNCS\.PHASECHK' 1 "$f"
             expect "$l" "$arch" "reallocates registers" 'USETMAXREG' 1 "$f"
+            expect "$l" "$arch" "hands turns on with bar.arrive" 'BAR\.ARV' 1 "$f"
             expect "$l" "$arch" "no mma.sync / ldmatrix / cp.async" '\b(HMMA|LDSM|LDGSTS)\b' 0 "$f"
         fi
     done
@@ -70,6 +73,15 @@ for l in "$@"; do
             fail=$((fail+1)); echo "FAIL $l sm_$arch $what: ${n:-no such loop} instructions, recorded $max"
         fi
     done < "$here/tests/data/sass_main_loops.txt"
+    # lesson 09: ptxas serializes wgmma where it must insert waits of its own (C7518); the
+    # warp-specialized kernels (cfg's third parameter WS = 1 in the mangled name) must be free
+    # of it (the one-warpgroup rings without a producer warpgroup are not)
+    if [ "$num" -ge 9 ]; then
+        if grep C7518 "$BUILD/$l/ptxas.txt" | grep -E 'cfgILi[0-9]+ELi[0-9]+ELi1E' >/dev/null; then
+            fail=$((fail+1)); echo "FAIL $l: ptxas serialized the wgmma of a warp-specialized kernel:"
+            grep C7518 "$BUILD/$l/ptxas.txt" | grep -E 'cfgILi[0-9]+ELi[0-9]+ELi1E' | head -2
+        else pass=$((pass+1)); fi
+    fi
     # the compiler's own report: no kernel with a stack frame or spills
     if grep -E '[1-9][0-9]* bytes stack frame|[1-9][0-9]* bytes spill' "$BUILD/$l/ptxas.txt" >/dev/null; then
         fail=$((fail+1)); echo "FAIL $l: ptxas reports a stack frame or spills:"
