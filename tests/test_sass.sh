@@ -4,7 +4,9 @@
 #   04+: LDGSTS (cp.async);  05+: HMMA and LDSM (Tensor Cores through ldmatrix)
 #   07-08: 16-byte global stores (STG.E.128: the epilogue staged through smem)
 #   09: HGMMA (wgmma), UTMALDG / UTMASTG (TMA loads and stores), SYNCS (mbarrier),
-#       USETMAXREG (setmaxnreg), and none of the sm_80 path (HMMA, LDSM, LDGSTS)
+#       USETMAXREG (setmaxnreg), BAR.ARV (the ping-pong hand-over), none of the sm_80 path
+#       (HMMA, LDSM, LDGSTS), and no warp-specialized kernel whose wgmma ptxas serialized
+#       (its performance warning C7518)
 #   04: the main loops recorded in tests/data/sass_main_loops.txt (tests/sass_loops.awk)
 #   05-08: the default kernels' main loop within tests/sass_budget.txt (instructions per K
 #   tile, ldmatrix placement between the MMAs; tests/sass_loops.py), when python3 exists
@@ -51,6 +53,7 @@ for l in "$@"; do
             expect "$l" "$arch" "stores C with TMA" 'UTMASTG\.2D' 1 "$f"
             expect "$l" "$arch" "waits on mbarriers" 'SYNCS\.PHASECHK' 1 "$f"
             expect "$l" "$arch" "reallocates registers" 'USETMAXREG' 1 "$f"
+            expect "$l" "$arch" "hands turns on with bar.arrive" 'BAR\.ARV' 1 "$f"
             expect "$l" "$arch" "no mma.sync / ldmatrix / cp.async" '\b(HMMA|LDSM|LDGSTS)\b' 0 "$f"
         fi
     done
@@ -93,6 +96,15 @@ for l in "$@"; do
         done < "$here/tests/sass_budget.txt"
     else
         echo "sass: note: no python3, main-loop budgets of $l not checked"
+    fi
+    # lesson 09: ptxas serializes wgmma where it must insert waits of its own (C7518); the
+    # warp-specialized kernels (cfg's third parameter WS = 1 in the mangled name) must be free
+    # of it (the one-warpgroup rings without a producer warpgroup are not)
+    if [ "$num" -ge 9 ]; then
+        if grep C7518 "$BUILD/$l/ptxas.txt" | grep -E 'cfgILi[0-9]+ELi[0-9]+ELi1E' >/dev/null; then
+            fail=$((fail+1)); echo "FAIL $l: ptxas serialized the wgmma of a warp-specialized kernel:"
+            grep C7518 "$BUILD/$l/ptxas.txt" | grep -E 'cfgILi[0-9]+ELi[0-9]+ELi1E' | head -2
+        else pass=$((pass+1)); fi
     fi
     # the compiler's own report: no kernel with a stack frame or spills
     if grep -E '[1-9][0-9]* bytes stack frame|[1-9][0-9]* bytes spill' "$BUILD/$l/ptxas.txt" >/dev/null; then
