@@ -198,7 +198,7 @@ static void help(void) {
            "%s"
            "%s"
            "Bad input: one line on stderr, exit status 2. Source and examples: tools/layouts.c,\n"
-           "lessons/02_layout/README.md, lessons/04_copy/README.md.\n",
+           "the READMEs of lessons/02_layout, 04_copy, 05_mma and 06_swizzle.\n",
            commands, notation);
     exit(0);
 }
