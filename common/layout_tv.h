@@ -631,12 +631,18 @@ LAY_HD static inline lay_off lay__mma_base(const lay_tv *tv, int rows, int r0, i
     const int it = lay_tv_at(tv, lay__umod(tid, 32), 0);
     return (lay_off)(r0 + lay__umod(it, rows)) * s0 + (lay_off)(c0 + lay__udiv(it, rows)) * s1;
 }
+/* (v >= 0.) Signed / and % here on purpose, not lay__udiv / lay__umod: nvcc 13.0 folded the
+ * unsigned form wrongly where one unrolled k loop reads both the A and the B fragment of the
+ * FFMA atom (lesson 04's kernel.cuh): B value 4 (chunk 1 at k = 0) got the offset of value 12
+ * (chunk 1 at k = 1), so that load was merged with the k = 1 one and the kernels summed a
+ * wrong k. The signed form folds right; tests/test_sass.sh checks every fragment offset of
+ * lesson 04's kernels in their machine code (tests/frag_offsets_04.c). */
 LAY_HD static inline lay_off lay__mma_at(const lay_tv *tv, int na, int rows, int cols, int rep_r,
                                          lay_off s0, lay_off s1, int v) {
-    const int iv = lay_tv_at(tv, 0, lay__umod(v, na)); /* the value part (thread 0 adds 0) */
-    const int rest = lay__udiv(v, na);
-    return (lay_off)(lay__umod(rest, rep_r) * rows + lay__umod(iv, rows)) * s0 +
-           (lay_off)(lay__udiv(rest, rep_r) * cols + lay__udiv(iv, rows)) * s1;
+    const int iv = lay_tv_at(tv, 0, v % na); /* the value part (thread 0 adds 0) */
+    const int rest = v / na;
+    return (lay_off)((rest % rep_r) * rows + iv % rows) * s0 +
+           (lay_off)((rest / rep_r) * cols + iv / rows) * s1;
 }
 LAY_HD static inline lay_off lay_tiled_mma_base_a(const lay_tiled_mma *t, lay_off s0, lay_off s1,
                                                   int tid) {

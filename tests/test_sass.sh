@@ -11,6 +11,8 @@
 #   instructions per trip or per K tile, and for 05-08 the ldmatrix placement between the
 #   MMAs): a main loop no longer than recorded, the layouts the kernels index through cost
 #   nothing
+#   04: every fragment load (LDS.128) of every kernel at the offsets its layouts give
+#       (tests/frag_offsets_04.c, tests/sass_frag_offsets.awk)
 # Checks the sm_90 and sm_80 code (lesson 09: its sm_90a code only). Skips with a message when
 # no cuobjdump can be found.
 # Usage: BUILD=build bash tests/test_sass.sh 01_naive 04_copy ...
@@ -27,6 +29,25 @@ expect() { # lesson arch what pattern present(1)/absent(0) sassfile
         pass=$((pass+1))
     else
         fail=$((fail+1)); echo "FAIL $l sm_$arch: $what ($n matches of /$pat/)"
+    fi
+}
+# Lesson 04: every fragment load of every kernel reads the offset the layouts give
+# (tests/frag_offsets_04.c prints them, tests/sass_frag_offsets.awk compares; nvcc 13.0 once
+# merged one B load per k_tile with another: a wrong answer that no CPU run of the source shows).
+frag04() { # arch sassfile
+    local arch=$1 f=$2 exe="$BUILD/tests/frag_offsets_04" out
+    mkdir -p "$BUILD/tests"
+    if ! ${CC:-gcc} -std=c11 -O2 -Wall -Wextra -I"$here/common" -I"$here/lessons/04_copy" \
+            "$here/tests/frag_offsets_04.c" -o "$exe" || ! "$exe" > "$exe.txt"; then
+        fail=$((fail+1)); echo "FAIL 04_copy: tests/frag_offsets_04.c does not build or run"; return
+    fi
+    out=$(awk -f "$here/tests/sass_frag_offsets.awk" "$exe.txt" "$f")
+    if [ -n "$out" ] && ! printf '%s\n' "$out" | grep -q '^FAIL'; then
+        pass=$((pass+1))
+        echo "sass: 04_copy sm_$arch: fragment loads at the layouts' offsets ($(printf '%s\n' "$out" | wc -l) kernels)"
+    else
+        fail=$((fail+1)); echo "FAIL 04_copy sm_$arch: fragment loads (LDS.128) not at the layouts' offsets:"
+        printf '%s\n' "$out" | grep '^FAIL' | sed 's/^/    /'
     fi
 }
 for l in "$@"; do
@@ -46,6 +67,7 @@ for l in "$@"; do
             [ "$num" -ge 5 ] && expect "$l" "$arch" "uses Tensor Cores" 'HMMA' 1 "$f"
             [ "$num" -ge 5 ] && expect "$l" "$arch" "uses ldmatrix" 'LDSM' 1 "$f"
             [ "$num" -ge 7 ] && expect "$l" "$arch" "stores C in 16-byte chunks" 'STG\.E\.128' 1 "$f"
+            [ "$l" = 04_copy ] && frag04 "$arch" "$f"
         else
             expect "$l" "$arch" "uses wgmma" 'HGMMA\.64x256x16' 1 "$f"
             expect "$l" "$arch" "loads tiles with TMA" 'UTMALDG\.2D' 1 "$f"
