@@ -60,8 +60,8 @@ static __device__ __forceinline__ void ptx_cp_async_cg16(uint32_t dst, const voi
 static __device__ __forceinline__ void ptx_cp_async_cg16_row(uint32_t dst, const void *base,
                                                              uint32_t row_bytes, uint32_t row) {
     asm volatile("{\n\t.reg .u64 a;\n\tmad.wide.u32 a, %2, %3, %1;\n\t"
-                 "cp.async.cg.shared.global [%0], [a], 16;\n\t}\n" ::"r"(dst), "l"(base),
-                 "r"(row_bytes), "r"(row)
+                 "cp.async.cg.shared.global [%0], [a], 16;\n\t}\n" ::"r"(dst),
+                 "l"(base), "r"(row_bytes), "r"(row)
                  : "memory");
 }
 

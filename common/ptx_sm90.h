@@ -128,6 +128,19 @@ static __device__ __forceinline__ void ptx_bar_sync(uint32_t id, uint32_t nthrea
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(nthreads) : "memory");
 }
 
+/* bar.arrive id, nthreads;  marks the calling warps' arrival at named barrier `id` without
+ * waiting (PTX ISA 9.7.13.1 "bar, barrier": bar.arrive is barrier.arrive.aligned; a thread
+ * count is required). With bar.sync on the same id by the other threads it makes a one-way
+ * signal: e.g. nthreads = 256, one warpgroup arrives and another syncs; the syncing
+ * warpgroup waits until the arriving one has arrived, the arriving one goes on at once. The
+ * barrier completes when nthreads threads have arrived (each warp counts for 32) and is then
+ * ready for its next use, so a signal must be waited for before the same id is signalled
+ * again. Every thread of a warp must execute it (.aligned). Lesson 09 uses it to order work
+ * (whose turn it is to issue wgmma), not to publish memory. */
+static __device__ __forceinline__ void ptx_bar_arrive(uint32_t id, uint32_t nthreads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(nthreads) : "memory");
+}
+
 /* st.shared.b32 [addr], v;  a 4-byte store to a 32-bit shared-window address. */
 static __device__ __forceinline__ void ptx_st_shared_b32(uint32_t addr, uint32_t v) {
     asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");

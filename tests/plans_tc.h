@@ -20,11 +20,12 @@
 typedef struct tc_cfg {
     int bm, bn, bk, warps_m, warps_n;
     lay_tiled_mma mma;
-    lay_swizzled sA, sB;  /* one stage of each operand tile, offsets in halves */
-    lay_tiled_copy copy;  /* the gmem -> smem copy of both operands */
-    unsigned (*kstep)(unsigned ob, int kk, unsigned kstep_b); /* the lesson's plan_smem_kstep */
-    unsigned kstep_b;     /* plan_smem_kstep_b(16, bk) */
-    int a_atom, b_atom;   /* plan_smem_rows(16, bk), plan_smem_rows(8, bk) (halves) */
+    lay_swizzled sA, sB; /* one stage of each operand tile, offsets in halves */
+    lay_tiled_copy copy; /* the gmem -> smem copy of both operands */
+    /* the lesson's plan_smem_kstep */
+    unsigned (*kstep)(unsigned ob, int kk, unsigned kstep_b);
+    unsigned kstep_b;   /* plan_smem_kstep_b(16, bk) */
+    int a_atom, b_atom; /* plan_smem_rows(16, bk), plan_smem_rows(8, bk) (halves) */
 } tc_cfg;
 
 static inline int tc_nt(const tc_cfg *c) { return 32 * c->warps_m * c->warps_n; }
@@ -86,11 +87,13 @@ static inline void tc_check_ldmatrix(const tc_cfg *c, int operand_b) {
                     for (int h = 0; h < 2; ++h) {
                         const int got = cell[addr[8 * r + l / 4] + 2 * (l % 4) + h];
                         int m, k;
-                        if (operand_b) lay_tiled_mma_b_crd(&c->mma, 32 * w + l, 8 * q + 2 * r + h, &m, &k);
-                        else           lay_tiled_mma_a_crd(&c->mma, 32 * w + l, 8 * q + 2 * r + h, &m, &k);
-                        cr_assert_eq(got, m * bk + k, "%s thread %d q %d reg %d half %d: got %d, "
-                                     "fragment wants (%d,%d)", operand_b ? "B" : "A", 32 * w + l,
-                                     q, r, h, got, m, k);
+                        if (operand_b)
+                            lay_tiled_mma_b_crd(&c->mma, 32 * w + l, 8 * q + 2 * r + h, &m, &k);
+                        else lay_tiled_mma_a_crd(&c->mma, 32 * w + l, 8 * q + 2 * r + h, &m, &k);
+                        cr_assert_eq(got, m * bk + k,
+                                     "%s thread %d q %d reg %d half %d: got %d, "
+                                     "fragment wants (%d,%d)",
+                                     operand_b ? "B" : "A", 32 * w + l, q, r, h, got, m, k);
                     }
         }
     free(cell);

@@ -1,35 +1,53 @@
 #!/usr/bin/env python3
-"""sass_loops.py - the main loop of a kernel in `cuobjdump -sass` text, measured.
+"""sass_loops.py - the loops of the kernels in `cuobjdump -sass` text, measured, and the main-loop
+budgets of tests/sass_budget.txt checked (tests/test_sass.sh).
 
 A loop is a backward branch (BRA to a lower address); its body is every instruction from the
-branch target to the branch. The *main loop* of a kernel is the innermost loop (no other
-backward branch inside) that carries the most HMMA; among those, the one with the fewest
-instructions (the steady state, whose copies need no predicates). Its size is given per K tile:
-instructions * (HMMA per K tile) / (HMMA in the body), since a body may hold several K tiles
-(a loop unrolled by the stages).
-
-Besides the count, the placement of the ldmatrix loads matters (a loop with as many
-instructions but its LDSM bunched into groups ran 11% slower, notes/perf.md run 16), so the
-tool also reports, over the body taken as a cycle:
+branch target to the branch, both included: one trip. For each loop the tool counts the
+instructions (n) and some kinds of them:
+  ffma ldg128 sts32 sts128 lds128   FFMA, LDG.E.128, STS (32-bit), STS.128, LDS.128 (lesson 04)
+  hmma ldsm ldgsts bar              HMMA, LDSM, LDGSTS, BAR (the Tensor Core lessons)
+and, over the body taken as a cycle, how the ldmatrix loads sit between the MMAs (a loop with as
+many instructions but its LDSM bunched into groups runs slower on the GPU):
   max_hmma_run  the longest run of HMMA with no LDSM between them
   max_ldsm_run  the longest run of LDSM with no HMMA between them
 
+Two ways to pick a kernel's main loop:
+  main:H     the innermost loop (no other backward branch inside) that carries the most HMMA;
+             among those, the one with the fewest instructions (the steady state, whose copies
+             need no predicates). Its n is given per K tile of H HMMA: n * H / (HMMA in the
+             body), since a body may hold several K tiles.
+  ffma:SEL   among the loops with FFMA, in program order: SEL = K=V,K=V,... the first whose
+             counts have every K=V (e.g. ldg128=4,sts32=16,sts128=0: lesson 04's TN body);
+             SEL = all: every loop with FFMA, their n summed.
+
 Usage:
-  sass_loops.py SASS_FILE                       every loop of every kernel (a table)
-  sass_loops.py SASS_FILE FUNC HMMA_PER_KTILE   the main loop of the kernel whose mangled
-                                                name is FUNC, one line:
+  sass_loops.py SASS_FILE                       every loop of every kernel, one line each
+  sass_loops.py SASS_FILE FUNC HMMA_PER_KTILE   the main:H loop of the kernel named FUNC:
         instr_per_ktile=N hmma=H ldsm=L ldgsts=G bar=B local=0|1 max_hmma_run=R max_ldsm_run=S
-Exit status 1 when FUNC is missing or has no loop with HMMA.
+  sass_loops.py check BUDGET LESSON BUILD       every line of the budget file for LESSON, on
+                                                BUILD/LESSON/sass_smARCH.txt: one line per
+                                                check, "ok ..." or "FAIL ..."
+Budget file lines: LESSON ARCH KERNEL LOOP LIMITS [WHAT]; KERNEL is a part of the mangled name
+that names one kernel, LOOP main:H or ffma:SEL, LIMITS a comma list of NAME<=VALUE over n,
+max_hmma_run, max_ldsm_run; a main: check also fails when the kernel uses local memory.
+Exit status 1 when FUNC is missing or has no loop with HMMA, or (check) when a check fails.
 """
 import re
 import sys
 
 INSN = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(.*?)\s*;")
 PRED = re.compile(r"^@!?U?P[0-9T]+\s+")
+KINDS = {  # name: (pattern searched in the instruction text, pattern it must not contain)
+    "ffma": (r"FFMA", None), "ldg128": (r"LDG\.E\.128", None), "sts128": (r"STS\.128", None),
+    "sts32": (r"STS ", r"STS\.128"), "lds128": (r"LDS\.128", None),
+    "hmma": (r"^HMMA", None), "ldsm": (r"^LDSM", None), "ldgsts": (r"^LDGSTS", None),
+    "bar": (r"^BAR", None),
+}
 
 
 def kernels(text):
-    """{mangled name: [(address, opcode text)]} in program order."""
+    """{mangled name: [(address, opcode text without its predicate)]} in program order."""
     out, name = {}, None
     for line in text.splitlines():
         if "Function :" in line:
@@ -43,7 +61,7 @@ def kernels(text):
 
 
 def loops(code):
-    """[(start index, end index)] of every backward branch."""
+    """[(start index, end index)] of every backward branch, in program order."""
     at = {a: i for i, (a, _) in enumerate(code)}
     res = []
     for i, (_, op) in enumerate(code):
@@ -56,12 +74,15 @@ def loops(code):
 
 
 def measure(code, lo, hi, all_loops):
+    """The counts of loop (lo, hi): n, every kind, inner, max_hmma_run, max_ldsm_run."""
     body = [op for _, op in code[lo:hi + 1]]
-    count = lambda p: sum(1 for op in body if op.startswith(p))
-    inner = not any(a >= lo and b < hi for a, b in all_loops if (a, b) != (lo, hi))
+    m = {"n": len(body)}
+    for kind, (pat, unless) in KINDS.items():
+        m[kind] = sum(1 for op in body
+                      if re.search(pat, op) and not (unless and re.search(unless, op)))
+    m["inner"] = not any(a >= lo and b < hi for a, b in all_loops if (a, b) != (lo, hi))
     run = max_run = lrun = max_l = 0
     n = len(body)
-    ldsm = count("LDSM")
     for k in range(2 * n):
         op = body[k % n]
         if op.startswith("HMMA"):
@@ -73,48 +94,125 @@ def measure(code, lo, hi, all_loops):
             run = 0
             lrun += 1
             max_l = max(max_l, lrun)
-    if ldsm == 0:
-        max_run = count("HMMA")
-    return dict(n=n, hmma=count("HMMA"), ldsm=ldsm, ldgsts=count("LDGSTS"), bar=count("BAR"),
-                inner=inner, max_hmma_run=max_run, max_ldsm_run=max_l)
+    if m["ldsm"] == 0:
+        max_run = m["hmma"]
+    m["max_hmma_run"], m["max_ldsm_run"] = max_run, max_l
+    return m
+
+
+def all_measures(code):
+    ls = loops(code)
+    return [measure(code, a, b, ls) for a, b in ls]
 
 
 def main_loop(code):
-    ls = loops(code)
-    ms = [(measure(code, a, b, ls), a, b) for a, b in ls]
-    ms = [m for m in ms if m[0]["inner"] and m[0]["hmma"] > 0]
+    """The main:H loop's counts, or None."""
+    ms = [m for m in all_measures(code) if m["inner"] and m["hmma"] > 0]
     if not ms:
         return None
-    top = max(m[0]["hmma"] for m in ms)
-    return min((m for m in ms if m[0]["hmma"] == top), key=lambda m: m[0]["n"])
+    top = max(m["hmma"] for m in ms)
+    return min((m for m in ms if m["hmma"] == top), key=lambda m: m["n"])
+
+
+def uses_local(code):
+    return int(any(re.match(r"(LDL|STL)\b", op) for _, op in code))
+
+
+def pick(ks, kernel, loop):
+    """(counts, description) of loop spec `loop` over the kernels whose name contains
+    `kernel`, or (None, why)."""
+    names = [kernel] if kernel in ks else [k for k in ks if kernel in k]
+    if not names:
+        return None, f"no kernel named like {kernel}"
+    kind, _, arg = loop.partition(":")
+    if kind == "main":
+        if len(names) > 1:
+            return None, f"{kernel} names {len(names)} kernels"
+        m = main_loop(ks[names[0]])
+        if not m:
+            return None, f"{names[0]}: no loop with HMMA"
+        m = dict(m, n=m["n"] * int(arg) / m["hmma"], local=uses_local(ks[names[0]]))
+        return m, f"main loop of {names[0]} per K tile of {arg} HMMA"
+    if kind == "ffma":
+        ms = [m for name in names for m in all_measures(ks[name]) if m["ffma"] > 0]
+        if arg == "all":
+            if not ms:
+                return None, f"{kernel}: no loop with FFMA"
+            return {"n": sum(m["n"] for m in ms)}, f"every FFMA loop of {kernel} ({len(ms)})"
+        want = dict(kv.split("=") for kv in arg.split(","))
+        for m in ms:
+            if all(m[k] == int(v) for k, v in want.items()):
+                return m, f"first FFMA loop of {kernel} with {arg}"
+        return None, f"{kernel}: no FFMA loop with {arg}"
+    return None, f"unknown loop spec {loop}"
+
+
+def check(budget, lesson, build):
+    fails = 0
+    texts = {}
+    for line in open(budget):
+        f = line.split("#", 1)[0].split()
+        if len(f) < 5 or f[0] != lesson:
+            continue
+        arch, kernel, loop, limits, what = f[1], f[2], f[3], f[4], " ".join(f[5:])
+        path = f"{build}/{lesson}/sass_sm{arch}.txt"
+        if path not in texts:
+            try:
+                texts[path] = kernels(open(path).read())
+            except OSError as e:
+                texts[path] = {}
+                print(f"FAIL {lesson} sm_{arch}: cannot read {path}: {e.strerror}")
+        m, desc = pick(texts[path], kernel, loop)
+        label = f"{lesson} sm_{arch} {what or desc}"
+        if m is None:
+            fails += 1
+            print(f"FAIL {label}: {desc}")
+            continue
+        bad, got = [], []
+        for lim in limits.split(","):
+            name, _, cap = lim.partition("<=")
+            v = m.get(name)
+            got.append(f"{name} {v:g} (budget {cap})" if v is not None else f"{name} ?")
+            if v is None or v > float(cap):
+                bad.append(name)
+        if m.get("local"):
+            bad.append("local memory")
+        if bad:
+            fails += 1
+            print(f"FAIL {label}: {', '.join(got)}; over: {', '.join(bad)} [{desc}]")
+        else:
+            print(f"ok   {label}: {', '.join(got)}")
+    return 1 if fails else 0
 
 
 def main(argv):
-    text = open(argv[1]).read()
-    ks = kernels(text)
+    if len(argv) == 5 and argv[1] == "check":
+        return check(argv[2], argv[3], argv[4])
+    if len(argv) not in (2, 4):
+        print(__doc__.split("Usage:")[1].split("Budget file")[0].rstrip(), file=sys.stderr)
+        return 2
+    ks = kernels(open(argv[1]).read())
     if len(argv) == 2:
         for name, code in ks.items():
             ls = loops(code)
             for a, b in ls:
                 m = measure(code, a, b, ls)
-                print(f"{name} {code[a][0]:#x}-{code[b][0]:#x} n={m['n']} hmma={m['hmma']} "
-                      f"ldsm={m['ldsm']} ldgsts={m['ldgsts']} bar={m['bar']} inner={int(m['inner'])} "
-                      f"max_hmma_run={m['max_hmma_run']} max_ldsm_run={m['max_ldsm_run']}")
+                kinds = " ".join(f"{k}={m[k]}" for k in KINDS)
+                print(f"{name} {code[a][0]:#x}-{code[b][0]:#x} n={m['n']} {kinds} "
+                      f"inner={int(m['inner'])} max_hmma_run={m['max_hmma_run']} "
+                      f"max_ldsm_run={m['max_ldsm_run']}")
         return 0
     name, per_tile = argv[2], int(argv[3])
     if name not in ks:
         print(f"no kernel {name}", file=sys.stderr)
         return 1
-    code = ks[name]
-    found = main_loop(code)
-    if not found:
+    m = main_loop(ks[name])
+    if not m:
         print(f"{name}: no loop with HMMA", file=sys.stderr)
         return 1
-    m = found[0]
-    local = int(any(re.match(r"(LDL|STL)\b", op) for _, op in code))
     per = m["n"] * per_tile / m["hmma"]
     print(f"instr_per_ktile={per:g} hmma={m['hmma']} ldsm={m['ldsm']} ldgsts={m['ldgsts']} "
-          f"bar={m['bar']} local={local} max_hmma_run={m['max_hmma_run']} "
+          f"bar={m['bar']} local={uses_local(ks[name])} max_hmma_run={m['max_hmma_run']} "
           f"max_ldsm_run={m['max_ldsm_run']}")
     return 0
 

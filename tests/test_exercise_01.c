@@ -19,8 +19,8 @@
 
 /* ---- mapping ----------------------------------------------------------------------------- */
 
-static const int shapes[][2] = {{1, 1}, {127, 127}, {1000, 33}, {33, 1000}, {1, 4097},
-                                {4097, 1}, {65, 31}};
+static const int shapes[][2] = {{1, 1},    {127, 127}, {1000, 33}, {33, 1000},
+                                {1, 4097}, {4097, 1},  {65, 31}};
 static const int blocks[][2] = {{EX01_BLOCK_X, EX01_BLOCK_Y}, {32, 8}, {64, 4}};
 #define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
 #define NBLOCKS (int)(sizeof blocks / sizeof blocks[0])
@@ -29,11 +29,12 @@ static const int blocks[][2] = {{EX01_BLOCK_X, EX01_BLOCK_Y}, {32, 8}, {64, 4}};
 static void grid_of(int M, int N, int bdx, int bdy, int *gx, int *gy) {
     *gx = *gy = 0;
     ex01_grid(M, N, bdx, bdy, gx, gy);
-    cr_assert(*gx >= 1 && *gy >= 1, "ex01_grid(M=%d, N=%d, block %dx%d) gives a %dx%d grid",
-              M, N, bdx, bdy, *gx, *gy);
+    cr_assert(*gx >= 1 && *gy >= 1, "ex01_grid(M=%d, N=%d, block %dx%d) gives a %dx%d grid", M, N,
+              bdx, bdy, *gx, *gy);
     cr_assert((long long)*gx * *gy * bdx * bdy <= 64LL * (M + 64) * (N + 64),
               "ex01_grid(M=%d, N=%d, block %dx%d) gives a %dx%d grid: far more threads than "
-              "elements", M, N, bdx, bdy, *gx, *gy);
+              "elements",
+              M, N, bdx, bdy, *gx, *gy);
 }
 
 Test(mapping, every_element_once) {
@@ -107,8 +108,10 @@ Test(mapping, no_cta_without_work) {
                         ex01_thread_element(bx, by, t % bdx, t / bdx, bdx, bdy, &m, &n);
                         work = m >= 0 && m < M && n >= 0 && n < N;
                     }
-                    cr_assert(work, "ex01_grid, C %dx%d, block %dx%d, grid %dx%d: CTA (%d,%d) "
-                              "has no element of C (with ex01_thread_element's mapping)", M, N, bdx, bdy, gx, gy, bx, by);
+                    cr_assert(work,
+                              "ex01_grid, C %dx%d, block %dx%d, grid %dx%d: CTA (%d,%d) "
+                              "has no element of C (with ex01_thread_element's mapping)",
+                              M, N, bdx, bdy, gx, gy, bx, by);
                 }
         }
 }
@@ -161,7 +164,8 @@ Test(questions, q2_intensity_naive) {
  * 32, all at the same k (here k = 5). */
 Test(questions, q3_sectors_uncoalesced_A_TT) {
     long long off[32];
-    for (int l = 0; l < 32; ++l) off[l] = (long long)(32 + l) * QK + 5; /* TT: A(m,k) at m*lda + k */
+    for (int l = 0; l < 32; ++l)
+        off[l] = (long long)(32 + l) * QK + 5; /* TT: A(m,k) at m*lda + k */
     check_number("Q3", ex01_q3_sectors_uncoalesced_A_TT(), sectors(off), 0.0,
                  "a sector is 32 aligned bytes: in how many do the 32 lanes' addresses fall?");
 }
@@ -175,7 +179,8 @@ Test(questions, q4_sectors_coalesced_B_TT) {
 
 Test(questions, q5_sectors_coalesced_B_TN) {
     long long off[32];
-    for (int l = 0; l < 32; ++l) off[l] = (long long)(32 + l) * QK + 5; /* TN: B(n,k) at n*ldb + k */
+    for (int l = 0; l < 32; ++l)
+        off[l] = (long long)(32 + l) * QK + 5; /* TN: B(n,k) at n*ldb + k */
     check_number("Q5", ex01_q5_sectors_coalesced_B_TN(), sectors(off), 0.0,
                  "in TN, B(n,k) is at B[n*ldb + k]; a sector is 32 aligned bytes");
 }

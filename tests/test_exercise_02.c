@@ -48,12 +48,12 @@ static void check_layout(const char *q, lay_layout got, lay_layout expected) {
     if (strcmp(g, e) == 0) return;
     if (same_function(got, expected))
         cr_assert_fail("%s: %s is the right function but not the expected modes; "
-                "keep the structure the operation produces (see the README)", q, g);
+                       "keep the structure the operation produces (see the README)",
+                       q, g);
     else if (lay_size(got) != lay_size(expected))
         cr_assert_fail("%s: %s has size %d, the answer has size %d", q, g, lay_size(got),
-                lay_size(expected));
-    else
-        cr_assert_fail("%s: %s is not the answer (a different function)", q, g);
+                       lay_size(expected));
+    else cr_assert_fail("%s: %s is not the answer (a different function)", q, g);
 }
 
 static void check_value(const char *q, lay_off got, lay_off expected) {

@@ -48,8 +48,7 @@ static lay_layout smem_layout_checked(int blk_x, int cap) {
     lay_layout L = ex03_smem_layout(blk_x);
     cr_assert(lay_valid(L), "ex03_smem_layout(%d) is not a layout yet (TODO 1)", blk_x);
     cr_assert(lay_rank(L) == 2 && mode_size(L, 0) == blk_x && mode_size(L, 1) == EX03_BLK_K,
-              "ex03_smem_layout(%d) must have the shape (%d,%d) (x, k)", blk_x, blk_x,
-              EX03_BLK_K);
+              "ex03_smem_layout(%d) must have the shape (%d,%d) (x, k)", blk_x, blk_x, EX03_BLK_K);
     cr_assert(lay_cosize(L) <= cap, "ex03_smem_layout(%d) needs %lld floats; the array has %d",
               blk_x, lay_cosize(L), cap);
     return L;
@@ -86,8 +85,12 @@ static problem make_problem(int M, int N, int K, int a_kmajor, int b_kmajor, int
 }
 
 /* Offsets of element (m,k) of A, (n,k) of B, (m,n) of C in the problem's arrays. */
-static lay_off offA(const problem *p, lay_off m, lay_off k) { return p->a_kmajor ? m * p->lda + k : m + k * p->lda; }
-static lay_off offB(const problem *p, lay_off n, lay_off k) { return p->b_kmajor ? n * p->ldb + k : n + k * p->ldb; }
+static lay_off offA(const problem *p, lay_off m, lay_off k) {
+    return p->a_kmajor ? m * p->lda + k : m + k * p->lda;
+}
+static lay_off offB(const problem *p, lay_off n, lay_off k) {
+    return p->b_kmajor ? n * p->ldb + k : n + k * p->ldb;
+}
 static lay_off offC(const problem *p, lay_off m, lay_off n) { return m * p->ldc + n; }
 
 /* The operand order's two BLAS letters (common/harness.h). */
@@ -97,10 +100,10 @@ static const char *order_name(const problem *p) {
 
 /* The full tensors of problem p, as kernel.cu builds them: mA (M,K), mB (N,K), mC (M,N). */
 static void full_tensors(const problem *p, lay_tensor *mA, lay_tensor *mB, lay_tensor *mC) {
-    *mA = lay_make_tensor(NULL, lay_l2(p->M, p->K, p->a_kmajor ? (int)p->lda : 1,
-                                       p->a_kmajor ? 1 : (int)p->lda));
-    *mB = lay_make_tensor(NULL, lay_l2(p->N, p->K, p->b_kmajor ? (int)p->ldb : 1,
-                                       p->b_kmajor ? 1 : (int)p->ldb));
+    *mA = lay_make_tensor(
+        NULL, lay_l2(p->M, p->K, p->a_kmajor ? (int)p->lda : 1, p->a_kmajor ? 1 : (int)p->lda));
+    *mB = lay_make_tensor(
+        NULL, lay_l2(p->N, p->K, p->b_kmajor ? (int)p->ldb : 1, p->b_kmajor ? 1 : (int)p->ldb));
     *mC = lay_make_tensor(NULL, lay_l2(p->M, p->N, (int)p->ldc, 1));
 }
 
@@ -145,9 +148,11 @@ static void expect_ok(int rc, const char *fn, const char *todo, const problem *p
                       int tid, const lay_tensor *const *outs, const char *const *names, int n) {
     char thr[32] = "";
     if (tid >= 0) snprintf(thr, sizeof thr, ", thread %d", tid);
-    cr_assert(rc == LAY_OK, "%s (%s), %s, CTA (%d,%d)%s, returned %d (%s): not written yet, or "
-              "a layout operation failed; the first tensor not built is %s", fn, todo,
-              order_name(p), bx, by, thr, rc, lay_strerror(rc), first_unbuilt(outs, names, n));
+    cr_assert(rc == LAY_OK,
+              "%s (%s), %s, CTA (%d,%d)%s, returned %d (%s): not written yet, or "
+              "a layout operation failed; the first tensor not built is %s",
+              fn, todo, order_name(p), bx, by, thr, rc, lay_strerror(rc),
+              first_unbuilt(outs, names, n));
 }
 
 /* The learner's ex03_cta_tiles (TODO 2) for CTA (bx,by) of problem p; must succeed. */
@@ -167,7 +172,10 @@ static ex03_cta learner_tiles(const problem *p, int bx, int by) {
 static ex03_cta learner_copy(const problem *p, int bx, int by, int tid) {
     ex03_cta r = ref_cta(p, bx, by, tid), c;
     memset(&c, 0, sizeof c);
-    c.gA = r.gA; c.gB = r.gB; c.sA = r.sA; c.sB = r.sB;
+    c.gA = r.gA;
+    c.gB = r.gB;
+    c.sA = r.sA;
+    c.sB = r.sB;
     const int rc = ex03_copy_partitions(&c, p->a_kmajor, p->b_kmajor, tid);
     const lay_tensor *outs[] = {&c.tAgA, &c.tAsA, &c.tAcA_m, &c.tAcA_k,
                                 &c.tBgB, &c.tBsB, &c.tBcB_n, &c.tBcB_k};
@@ -180,7 +188,9 @@ static ex03_cta learner_copy(const problem *p, int bx, int by, int tid) {
 static ex03_cta learner_compute(const problem *p, int bx, int by, int tid) {
     ex03_cta r = ref_cta(p, bx, by, tid), c;
     memset(&c, 0, sizeof c);
-    c.gC = r.gC; c.sA = r.sA; c.sB = r.sB;
+    c.gC = r.gC;
+    c.sA = r.sA;
+    c.sB = r.sB;
     const int rc = ex03_compute_partitions(&c, tid);
     const lay_tensor *outs[] = {&c.tCsA, &c.tCsB, &c.tCgC, &c.tCcC_m, &c.tCcC_n};
     const char *names[] = {"tCsA", "tCsB", "tCgC", "tCcC_m", "tCcC_n"};
@@ -200,7 +210,8 @@ static const int ctas[][2] = {{0, 0}, {1, 2}, {1, 0}}; /* interior, both edges r
 /* ---- smem ----------------------------------------------------------------------------------- */
 
 Test(smem, layout_fits) {
-    const int blks[2] = {EX03_BLK_M, EX03_BLK_N}, caps[2] = {EX03_SMEM_A_FLOATS, EX03_SMEM_B_FLOATS};
+    const int blks[2] = {EX03_BLK_M, EX03_BLK_N},
+              caps[2] = {EX03_SMEM_A_FLOATS, EX03_SMEM_B_FLOATS};
     for (int b = 0; b < 2; ++b) {
         lay_layout L = smem_layout_checked(blks[b], caps[b]);
         free(smem_inverse(L, blks[b])); /* every element has its own offset */
@@ -208,7 +219,8 @@ Test(smem, layout_fits) {
             for (int x = 0; x + 1 < blks[b]; ++x)
                 cr_assert(lay_crd2idx2(L, x + 1, k) == lay_crd2idx2(L, x, k) + 1,
                           "ex03_smem_layout(%d): x must be contiguous ((%d,%d) and (%d,%d) are "
-                          "not neighbours)", blks[b], x, k, x + 1, k);
+                          "not neighbours)",
+                          blks[b], x, k, x + 1, k);
     }
     /* TODO 3: sA, sB are tensors over smemA, smemB with that layout */
     ex03_cta c;
@@ -228,8 +240,8 @@ Test(smem, layout_fits) {
             for (int x = 0; x < blks[b]; ++x)
                 cr_assert(at2(*s[b], x, k) == lay_crd2idx2(L, x, k),
                           "ex03_smem_tiles (TODO 3): s%s(%d,%d) is at offset %lld, but "
-                          "ex03_smem_layout(%d) puts it at %lld", X, x, k, at2(*s[b], x, k),
-                          blks[b], lay_crd2idx2(L, x, k));
+                          "ex03_smem_layout(%d) puts it at %lld",
+                          X, x, k, at2(*s[b], x, k), blks[b], lay_crd2idx2(L, x, k));
     }
 }
 
@@ -253,8 +265,10 @@ Test(smem, kmajor_copy_conflict_free) {
             for (int l = 0; l < 32; ++l) {
                 const int t = 32 * w + l;
                 const int bank = (int)(lay_crd2idx2(L, tx[t] + 32 * i, tk[t]) % 32);
-                cr_assert(owner[bank] < 0, "K-major copy, warp %d, value %d: lanes %d and %d "
-                          "store into the same bank %d", w, i, owner[bank], l, bank);
+                cr_assert(owner[bank] < 0,
+                          "K-major copy, warp %d, value %d: lanes %d and %d "
+                          "store into the same bank %d",
+                          w, i, owner[bank], l, bank);
                 owner[bank] = l;
             }
         }
@@ -271,7 +285,7 @@ Test(tiles, cta_tiles) {
             const ex03_cta c = learner_tiles(&p, bx, by);
             const lay_off m0 = (lay_off)bx * EX03_BLK_M, n0 = (lay_off)by * EX03_BLK_N;
             cr_assert(lay_rank(c.gA.layout) == 3 && lay_rank(c.gB.layout) == 3 &&
-                      lay_rank(c.gC.layout) == 2,
+                          lay_rank(c.gC.layout) == 2,
                       "gA and gB must be (BLK,BLK_K,k) and gC (BLK_M,BLK_N): ranks %d %d %d",
                       lay_rank(c.gA.layout), lay_rank(c.gB.layout), lay_rank(c.gC.layout));
             for (int kt = 0; kt < ktiles; ++kt)
@@ -280,19 +294,19 @@ Test(tiles, cta_tiles) {
                     for (int x = 0; x < EX03_BLK_M; ++x)
                         cr_assert(at3(c.gA, x, k, kt) == offA(&p, m0 + x, gk),
                                   "%s pad %d, CTA (%d,%d): gA(%d,%d,%d) is not element "
-                                  "(%lld,%lld) of A", order_name(&p), p.pad, bx, by, x, k, kt,
-                                  m0 + x, gk);
+                                  "(%lld,%lld) of A",
+                                  order_name(&p), p.pad, bx, by, x, k, kt, m0 + x, gk);
                     for (int x = 0; x < EX03_BLK_N; ++x)
                         cr_assert(at3(c.gB, x, k, kt) == offB(&p, n0 + x, gk),
                                   "%s pad %d, CTA (%d,%d): gB(%d,%d,%d) is not element "
-                                  "(%lld,%lld) of B", order_name(&p), p.pad, bx, by, x, k, kt,
-                                  n0 + x, gk);
+                                  "(%lld,%lld) of B",
+                                  order_name(&p), p.pad, bx, by, x, k, kt, n0 + x, gk);
                 }
             for (int m = 0; m < EX03_BLK_M; ++m)
                 for (int n = 0; n < EX03_BLK_N; ++n)
                     cr_assert(at2(c.gC, m, n) == offC(&p, m0 + m, n0 + n),
-                              "CTA (%d,%d): gC(%d,%d) is not element (%lld,%lld) of C", bx, by,
-                              m, n, m0 + m, n0 + n);
+                              "CTA (%d,%d): gC(%d,%d) is not element (%lld,%lld) of C", bx, by, m,
+                              n, m0 + m, n0 + n);
         }
     }
 }
@@ -322,7 +336,8 @@ static void check_copy(const problem *p, int bx, int by, int which) {
                 const lay_off o = at2(s, i, j);
                 cr_assert(o >= 0 && o < lay_cosize(L) && inv[o] >= 0,
                           "thread %d: t%ss%s(%d,%d) is at smem offset %lld, which is no element "
-                          "of s%s", t, X, X, i, j, o, X);
+                          "of s%s",
+                          t, X, X, i, j, o, X);
                 const int x = inv[o] % blk, k = inv[o] / blk;
                 cr_assert(!hits[inv[o]], "s%s(%d,%d) is written by two threads (one is thread %d)",
                           X, x, k, t);
@@ -335,8 +350,8 @@ static void check_copy(const problem *p, int bx, int by, int which) {
                                                : offA(p, x0 + x, (lay_off)kt * EX03_BLK_K + k);
                     cr_assert(at3(g, i, j, kt) == want,
                               "%s pad %d, CTA (%d,%d), thread %d: t%sg%s(%d,%d,%d) is not the "
-                              "element of %s that goes to s%s(%d,%d)", order_name(p), p->pad,
-                              bx, by, t, X, X, i, j, kt, X, X, x, k);
+                              "element of %s that goes to s%s(%d,%d)",
+                              order_name(p), p->pad, bx, by, t, X, X, i, j, kt, X, X, x, k);
                 }
             }
     }
@@ -374,20 +389,24 @@ Test(partition, compute_partitions) {
                     const lay_off m = o / p.ldc, n = o % p.ldc;
                     cr_assert(o >= 0 && m < EX03_BLK_M && n < EX03_BLK_N,
                               "thread %d: tCgC(%d,%d) is outside this CTA's tile of C", t, i, j);
-                    cr_assert(!owned[m * EX03_BLK_N + n], "C tile element (%lld,%lld) has two "
-                              "owners (one is thread %d)", m, n, t);
+                    cr_assert(!owned[m * EX03_BLK_N + n],
+                              "C tile element (%lld,%lld) has two "
+                              "owners (one is thread %d)",
+                              m, n, t);
                     owned[m * EX03_BLK_N + n] = 1;
                     cr_assert(at2(c.tCcC_m, i, j) == m && at2(c.tCcC_n, i, j) == n,
                               "thread %d: tCcC(%d,%d) says (%lld,%lld) but tCgC(%d,%d) is "
-                              "(%lld,%lld)", t, i, j, at2(c.tCcC_m, i, j), at2(c.tCcC_n, i, j),
-                              i, j, m, n);
+                              "(%lld,%lld)",
+                              t, i, j, at2(c.tCcC_m, i, j), at2(c.tCcC_n, i, j), i, j, m, n);
                     for (int k = 0; k < EX03_BLK_K; ++k) {
                         cr_assert(at2(c.tCsA, i, k) == lay_crd2idx2(LA, (int)m, k),
                                   "thread %d: tCsA(%d,%d) must be sA(%lld,%d), the A element "
-                                  "that C(%lld,%lld) needs at k = %d", t, i, k, m, k, m, n, k);
+                                  "that C(%lld,%lld) needs at k = %d",
+                                  t, i, k, m, k, m, n, k);
                         cr_assert(at2(c.tCsB, j, k) == lay_crd2idx2(LB, (int)n, k),
                                   "thread %d: tCsB(%d,%d) must be sB(%lld,%d), the B element "
-                                  "that C(%lld,%lld) needs at k = %d", t, j, k, n, k, m, n, k);
+                                  "that C(%lld,%lld) needs at k = %d",
+                                  t, j, k, n, k, m, n, k);
                     }
                 }
         }
@@ -403,9 +422,10 @@ Test(kloop, k_tile_count) {
     const int Ks[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65, 127, 1000, 4093, 4096, 4097};
     for (size_t i = 0; i < sizeof Ks / sizeof Ks[0]; ++i) {
         const int K = Ks[i], want = (K + EX03_BLK_K - 1) / EX03_BLK_K, got = ex03_k_tile_count(K);
-        cr_assert(got == want, "ex03_k_tile_count(%d) (TODO 6a) is %d; the k_tiles must hold "
-                  "k = 0 .. %d, %d k per k_tile: %d k_tile%s", K, got, K - 1, EX03_BLK_K, want,
-                  want == 1 ? "" : "s");
+        cr_assert(got == want,
+                  "ex03_k_tile_count(%d) (TODO 6a) is %d; the k_tiles must hold "
+                  "k = 0 .. %d, %d k per k_tile: %d k_tile%s",
+                  K, got, K - 1, EX03_BLK_K, want, want == 1 ? "" : "s");
     }
 }
 
@@ -435,11 +455,12 @@ static void check_pred(const problem *p, int bx, int by, int which) {
                     const int gx = x0 + x, gk = kt * EX03_BLK_K + k;
                     const int want = gx < rows && gk < p->K;
                     const int got = ex03_copy_pred(cx, ck, i, j, rows - x0, p->K, kt) != 0;
-                    cr_assert(got == want, "ex03_copy_pred (TODO 6b), %s (%d x %d x %d), CTA "
+                    cr_assert(got == want,
+                              "ex03_copy_pred (TODO 6b), %s (%d x %d x %d), CTA "
                               "(%d,%d), thread %d, k_tile %d, element (%d,%d) = tile element "
                               "(%d,%d) = %s(%d,%d): returned %d, but that element is %s %s",
-                              order_name(p), p->M, p->N, p->K, bx, by, t, kt, i, j, x, k, X, gx,
-                              gk, got, want ? "inside" : "outside", X);
+                              order_name(p), p->M, p->N, p->K, bx, by, t, kt, i, j, x, k, X, gx, gk,
+                              got, want ? "inside" : "outside", X);
                 }
     }
 }

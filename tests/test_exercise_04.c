@@ -41,8 +41,10 @@ static lay_layout tv_of(const copy_kind *c) {
 /* (x,k) of the first float of value v of thread t, checked to lie in the tile. */
 static void coord(const copy_kind *c, lay_layout L, int t, int v, int *x, int *k) {
     const lay_off i = lay_crd2idx(L, t + (lay_off)EX04_NTHR * v);
-    cr_assert(i >= 0 && i < TILE, "%s copy: thread %d value %d goes to tile index %lld, outside "
-              "the %dx%d tile", c->name, t, v, i, EX04_BLK_X, EX04_BLK_K);
+    cr_assert(i >= 0 && i < TILE,
+              "%s copy: thread %d value %d goes to tile index %lld, outside "
+              "the %dx%d tile",
+              c->name, t, v, i, EX04_BLK_X, EX04_BLK_K);
     ex04_tile_xk(i, x, k);
 }
 
@@ -56,17 +58,21 @@ Test(tv, every_element_once) {
             for (int v = 0; v < c->nv; ++v) {
                 int x, k;
                 coord(c, L, t, v, &x, &k);
-                cr_assert(x + c->vec <= EX04_BLK_X, "%s copy: thread %d value %d at (%d,%d) runs "
-                          "past the tile's %d x", c->name, t, v, x, k, EX04_BLK_X);
+                cr_assert(x + c->vec <= EX04_BLK_X,
+                          "%s copy: thread %d value %d at (%d,%d) runs "
+                          "past the tile's %d x",
+                          c->name, t, v, x, k, EX04_BLK_X);
                 for (int j = 0; j < c->vec; ++j) {
-                    cr_assert(!hits[(x + j) + EX04_BLK_X * k], "%s copy: element (%d,%d) is "
-                              "copied twice (once by thread %d value %d)", c->name, x + j, k, t, v);
+                    cr_assert(!hits[(x + j) + EX04_BLK_X * k],
+                              "%s copy: element (%d,%d) is "
+                              "copied twice (once by thread %d value %d)",
+                              c->name, x + j, k, t, v);
                     hits[(x + j) + EX04_BLK_X * k] = 1;
                 }
             }
         for (int i = 0; i < TILE; ++i)
-            cr_assert(hits[i], "%s copy: element (%d,%d) is never copied", c->name,
-                      i % EX04_BLK_X, i / EX04_BLK_X);
+            cr_assert(hits[i], "%s copy: element (%d,%d) is never copied", c->name, i % EX04_BLK_X,
+                      i / EX04_BLK_X);
     }
 }
 
@@ -97,9 +103,11 @@ Test(tv, global_reads_coalesced) {
                     b[l] = 4LL * (c->kmajor ? (long long)x * LD + k : x + (long long)k * LD);
                 }
                 const int s = sectors(b, 4 * c->vec);
-                cr_assert(s <= need, "%s copy, warp %d, value %d: the 32 lanes read %d sectors "
+                cr_assert(s <= need,
+                          "%s copy, warp %d, value %d: the 32 lanes read %d sectors "
                           "of 32 bytes where %d would do (ld = %d): do they walk the operand's "
-                          "contiguous mode?", c->name, w, v, s, need, LD);
+                          "contiguous mode?",
+                          c->name, w, v, s, need, LD);
             }
     }
 }
@@ -126,7 +134,8 @@ Test(tv, smem_stores_conflict_free) {
                             cr_assert(word[bank] < 0 || word[bank] == o,
                                       "%s copy, warp %d, value %d: lane %d stores to bank %d, "
                                       "which another lane of its phase uses (smem offsets %lld "
-                                      "and %lld)", c->name, w, v, l, bank, word[bank], o);
+                                      "and %lld)",
+                                      c->name, w, v, l, bank, word[bank], o);
                             word[bank] = o;
                         }
                     }
@@ -141,10 +150,14 @@ Test(tv, vectors_aligned) {
         for (int v = 0; v < c->nv; ++v) {
             int x, k;
             coord(c, L, t, v, &x, &k);
-            cr_assert(x % 4 == 0, "16-byte copy: thread %d value %d starts at (%d,%d); a "
-                      "16-byte vector must start at an x that is a multiple of 4", t, v, x, k);
-            cr_assert(ex04_smem_offset(x, k) % 4 == 0, "16-byte copy: thread %d value %d: its "
-                      "smem address is not 16-byte aligned", t, v);
+            cr_assert(x % 4 == 0,
+                      "16-byte copy: thread %d value %d starts at (%d,%d); a "
+                      "16-byte vector must start at an x that is a multiple of 4",
+                      t, v, x, k);
+            cr_assert(ex04_smem_offset(x, k) % 4 == 0,
+                      "16-byte copy: thread %d value %d: its "
+                      "smem address is not 16-byte aligned",
+                      t, v);
         }
 }
 

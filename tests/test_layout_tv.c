@@ -517,7 +517,7 @@ Test(ldmatrix, retile_equals_the_point_wise_derivation) {
                 cr_expect_eq(lay_ldmatrix_src_at(cs[c].x, cs[c].trans, cs[c].op, l, v),
                              lay_crd2idx_i(R, l + 32 * v), "case %zu lane %d v %d", c, l, v);
     }
-    /* the issue's / seed's form: x4 for A is ((8,2,2),8):((1,8,128),16) as a function */
+    /* the syllabus seed's form: x4 for A is ((8,2,2),8):((1,8,128),16) as a function */
     lay_layout R, want = P("((8,2,2),8):((1,8,128),16)");
     cr_assert_eq(lay_ldmatrix_retile(&R, 4, 0, lay_tv_mma_m16n8k16_a()), LAY_OK);
     for (int i = 0; i < 256; ++i) cr_expect_eq(lay_crd2idx(R, i), lay_crd2idx(want, i));

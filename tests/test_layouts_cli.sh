@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_layouts_cli.sh - the layout explorer (build/tools/layouts) as a user meets it: the TV
-# grids, mma / ldmatrix / copy / slice commands print the real values (PTX ISA fragment
+# grids, mma / ldmatrix / copy / slice / bankmap commands print the real values (PTX ISA fragment
 # tables, the syllabus seed's ldmatrix tables), --help explains the notation, and bad input
 # gives one line on stderr and exit status 2.
 # Usage: BUILD=build bash tests/test_layouts_cli.sh
@@ -50,6 +50,15 @@ row "grid" "$L grid '((2,2),2):((1,4),2)' '(4,2):(1,4)'" 2 "T0V1 T2V1"
 has "slice layout" "slice            (4):(8)" "$L" slice '(4,8):(8,1)' '(_,3)'
 has "slice offset" "offset           3" "$L" slice '(4,8):(8,1)' '(_,3)'
 has "slice nested" "offset           13" "$L" slice '(4,(2,4)):(8,(1,2))' '(1,5)'
+# bank maps of smem tiles (lessons 05 and 06): padded rows, plain rows, Sw<3,3,3>, Sw<2,3,3>
+has "bankmap padded row 1" "        1   4   8  12  16  20  24  28   0   4   8  12  16  20  24  28   0" "$L" bankmap '(8,128):(136,1)' 2
+has "bankmap padded free" "one chunk column (an ldmatrix matrix): conflict-free" "$L" bankmap '(8,128):(136,1)' 2
+has "bankmap plain 8-way" "8-way bank conflict" "$L" bankmap '(8,64):(64,1)' 2
+has "bankmap plain 32 4-way" "4-way bank conflict" "$L" bankmap '(16,32):(32,1)' 2
+has "bankmap swizzled row 3" "        3  12   8   4   0  28  24  20  16" "$L" bankmap '(8,64):(64,1)' 2 3 3 3
+has "bankmap swizzled free" "Sw<3,3,3> o 0 o (8,64):(64,1)" "$L" bankmap '(8,64):(64,1)' 2 3 3 3
+has "bankmap Sw<2,3,3> free" "conflict-free" "$L" bankmap '(8,32):(32,1)' 2 2 3 3
+has "bankmap floats" "        1   4   8  12  16  20  24  28   0" "$L" bankmap '(8,32):(36,1)' 4
 # --help explains the notation
 has "help notation" "Sw<3,3,3> o 0 o L" "$L" --help
 has "help ldmatrix" "ldmatrix x1|x2|x4 [trans] [A|B]" "$L" --help
@@ -61,5 +70,8 @@ bad "slice bad crd" "bad coordinate list" "$L" slice '(4,8):(8,1)' '(_,x)'
 bad "slice rank" "one coordinate per mode" "$L" slice '(4,8):(8,1)' '(1)'
 bad "copy not dividing" "does not divide" "$L" copy '(64,2):(2,1)' '(1,4):(0,1)' 100 8
 bad "grid outside" "cannot draw" "$L" grid '(4,2):(1,4)' '(2,2):(1,2)'
+bad "bankmap not contiguous" "not contiguous" "$L" bankmap '(128,8):(1,132)' 4
+bad "bankmap partial chunk" "whole 16-byte chunks" "$L" bankmap '(8,60):(64,1)' 2
+bad "bankmap element size" "element size" "$L" bankmap '(8,64):(64,1)' 3
 echo "layouts cli: $pass passed, $fail failed"
 [ $fail = 0 ]

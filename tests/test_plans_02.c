@@ -21,8 +21,12 @@ static const struct {
 } orders[] = {{"TN", 1, 1}, {"NT", 0, 0}, {"NN", 0, 1}, {"TT", 1, 0}};
 
 /* Hand-written offsets straight from common/harness.h's table (independent of plan.h). */
-static lay_off doc_A(int m, int k, int lda, int kmaj) { return kmaj ? (lay_off)m * lda + k : m + (lay_off)k * lda; }
-static lay_off doc_B(int n, int k, int ldb, int kmaj) { return kmaj ? (lay_off)n * ldb + k : n + (lay_off)k * ldb; }
+static lay_off doc_A(int m, int k, int lda, int kmaj) {
+    return kmaj ? (lay_off)m * lda + k : m + (lay_off)k * lda;
+}
+static lay_off doc_B(int n, int k, int ldb, int kmaj) {
+    return kmaj ? (lay_off)n * ldb + k : n + (lay_off)k * ldb;
+}
 
 Test(lesson02_plan, layouts_give_the_hand_written_offsets) {
     const int sizes[][3] = {{5, 7, 3}, {1, 9, 4}, {8, 1, 1}, {13, 6, 11}};
@@ -119,4 +123,3 @@ Test(lesson02_plan, cpu_gemm_through_layouts) {
         cr_assert(memcmp(C1, C2, sizeof C1) == 0, "%s: results differ", orders[o].name);
     }
 }
-

@@ -124,7 +124,7 @@ Test(plans03, c_tile_owned_once_and_projections_agree) {
  * M+3) the predicate (m < m_rem && k < k_rem) selects exactly the elements inside A, and for
  * those the data partition's offset is the element's address. */
 Test(plans03, identity_tensors_give_coordinates_on_ragged_edges) {
-    const int M = 129, K = 33; /* the M=129, N=257, K=33 case */
+    const int M = 129, K = 33; /* the GPU cases' 129x257x33 (gpu_cases.txt) */
     const lay_tiler tiler = lay_tiler3(P3_BLK_M, P3_BLK_N, P3_BLK_K);
     const lay_tensor cm = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_K, 1, 0));
     const lay_tensor ck = lay_make_tensor(NULL, lay_l2(P3_BLK_M, P3_BLK_K, 0, 1));

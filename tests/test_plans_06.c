@@ -15,7 +15,11 @@
 
 static tc_cfg cfg(int bm, int bn, int bk, int wm, int wn) {
     tc_cfg c;
-    c.bm = bm; c.bn = bn; c.bk = bk; c.warps_m = wm; c.warps_n = wn;
+    c.bm = bm;
+    c.bn = bn;
+    c.bk = bk;
+    c.warps_m = wm;
+    c.warps_n = wn;
     c.mma = plan_mma(wm, wn, bm, bn, bk);
     c.sA = plan_smem(bm, bk);
     c.sB = plan_smem(bn, bk);

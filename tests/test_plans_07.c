@@ -13,7 +13,11 @@
 
 static tc_cfg cfg(int bm, int bn, int bk, int wm, int wn) {
     tc_cfg c;
-    c.bm = bm; c.bn = bn; c.bk = bk; c.warps_m = wm; c.warps_n = wn;
+    c.bm = bm;
+    c.bn = bn;
+    c.bk = bk;
+    c.warps_m = wm;
+    c.warps_n = wn;
     c.mma = plan_mma(wm, wn, bm, bn, bk);
     c.sA = plan_smem(bm, bk);
     c.sB = plan_smem(bn, bk);
@@ -49,8 +53,10 @@ Test(plan07, fragment_stores_conflict_free_with_the_pad) {
     for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 8; ++j)
             for (int h = 0; h < 2; ++h) {
-                cr_assert_eq(stage_store_wavefronts(padded, mma, i, j, h, 4), 1, "(%d,%d,%d)", i, j, h);
-                cr_assert_eq(stage_store_wavefronts(plain, mma, i, j, h, 4), 8, "(%d,%d,%d)", i, j, h);
+                cr_assert_eq(stage_store_wavefronts(padded, mma, i, j, h, 4), 1, "(%d,%d,%d)", i, j,
+                             h);
+                cr_assert_eq(stage_store_wavefronts(plain, mma, i, j, h, 4), 8, "(%d,%d,%d)", i, j,
+                             h);
             }
     /* every element of the block written once, the pad never */
     static int seen[64 * 72];
@@ -62,7 +68,8 @@ Test(plan07, fragment_stores_conflict_free_with_the_pad) {
             seen[lay_crd2idx2(padded, r, c)]++;
         }
     for (int r = 0; r < 64; ++r)
-        for (int c = 0; c < 72; ++c) cr_assert_eq(seen[r * 72 + c], c < 64 ? 1 : 0, "(%d,%d)", r, c);
+        for (int c = 0; c < 72; ++c)
+            cr_assert_eq(seen[r * 72 + c], c < 64 ? 1 : 0, "(%d,%d)", r, c);
     cr_assert_eq(plan_cstage_size(64, 64), 64 * 72);
 }
 
@@ -95,7 +102,10 @@ Test(plan07, copy_out_whole_rows_conflict_free_once) {
 
 Test(plan07, staging_fits_in_the_stages) {
     /* 8 warps of 64x64 in 3 stages of (128 + 256) x 64; 4 warps in 128x128x64 s3, 128x128x32 s4 */
-    cr_assert_leq(8 * plan_cstage_size(64, 64), 3 * (plan_smem_stage(128, 64) + plan_smem_stage(256, 64)));
-    cr_assert_leq(4 * plan_cstage_size(64, 64), 3 * (plan_smem_stage(128, 64) + plan_smem_stage(128, 64)));
-    cr_assert_leq(4 * plan_cstage_size(64, 64), 4 * (plan_smem_stage(128, 32) + plan_smem_stage(128, 32)));
+    cr_assert_leq(8 * plan_cstage_size(64, 64),
+                  3 * (plan_smem_stage(128, 64) + plan_smem_stage(256, 64)));
+    cr_assert_leq(4 * plan_cstage_size(64, 64),
+                  3 * (plan_smem_stage(128, 64) + plan_smem_stage(128, 64)));
+    cr_assert_leq(4 * plan_cstage_size(64, 64),
+                  4 * (plan_smem_stage(128, 32) + plan_smem_stage(128, 32)));
 }

@@ -11,7 +11,11 @@
 
 Test(plan08, k_loop_and_epilogue_as_lesson_07) {
     tc_cfg c;
-    c.bm = 128; c.bn = 256; c.bk = 64; c.warps_m = 2; c.warps_n = 4;
+    c.bm = 128;
+    c.bn = 256;
+    c.bk = 64;
+    c.warps_m = 2;
+    c.warps_n = 4;
     c.mma = plan_mma(2, 4, 128, 256, 64);
     c.sA = plan_smem(128, 64);
     c.sB = plan_smem(256, 64);
@@ -27,7 +31,8 @@ Test(plan08, k_loop_and_epilogue_as_lesson_07) {
 }
 
 Test(plan08, raster_is_a_bijection) {
-    static const int shapes[][3] = {{1, 1, 8}, {32, 32, 8}, {33, 17, 8}, {7, 5, 8}, {9, 3, 4}, {100, 1, 8}};
+    static const int shapes[][3] = {{1, 1, 8}, {32, 32, 8}, {33, 17, 8},
+                                    {7, 5, 8}, {9, 3, 4},   {100, 1, 8}};
     for (unsigned s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
         const int tm_n = shapes[s][0], tn_n = shapes[s][1], g = shapes[s][2];
         static char hit[100 * 100];
@@ -35,7 +40,8 @@ Test(plan08, raster_is_a_bijection) {
         for (int b = 0; b < tm_n * tn_n; ++b) {
             int tm, tn;
             plan_raster(b, tm_n, tn_n, g, &tm, &tn);
-            cr_assert(tm >= 0 && tm < tm_n && tn >= 0 && tn < tn_n, "shape %u bid %d -> (%d,%d)", s, b, tm, tn);
+            cr_assert(tm >= 0 && tm < tm_n && tn >= 0 && tn < tn_n, "shape %u bid %d -> (%d,%d)", s,
+                      b, tm, tn);
             cr_assert_eq(hit[tm * tn_n + tn], 0);
             hit[tm * tn_n + tn] = 1;
         }

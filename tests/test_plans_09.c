@@ -10,10 +10,17 @@
  *     keeps every 16-byte chunk whole, stays inside its tile, and equals lesson 06's element
  *     swizzle Sw<3,3,3> in element units;
  *   - the K slices the descriptors address (32-byte steps) hold elements 16*kk .. 16*kk+15;
- *   - the grouped rasterization is a bijection over the tiles for any group size.
+ *   - the grouped rasterization is a bijection over the tiles for any group size;
+ *   - ping-pong: over all persistent CTAs (clusters) and both consumers, every tile is
+ *     computed exactly once and a CTA's items alternate between the consumers; the turn
+ *     protocol, played through with the semantics of named barriers (bar.sync / bar.arrive on
+ *     256 threads), never deadlocks, runs the main loops in item order, leaves no arrival
+ *     pending and lets an item's epilogue overlap the next item's main loop.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan.h"
 
@@ -164,4 +171,236 @@ Test(raster, groups_walk_down_then_across) {
     cr_assert(tm == 4 && tn == 0);
     p9_raster(4 * 7 + 6, 5, 7, 4, &tm, &tn);
     cr_assert(tm == 4 && tn == 6);
+}
+
+/* ---- ping-pong tile assignment ---------------------------------------------------------- */
+
+/* Walks every cluster b < clusters, every CTA rank and both consumers exactly as the kernel
+ * does (p9_work_items, p9_pp_item, p9_cluster_tile) and counts the tiles. Returns the number
+ * of CTAs whose consumers got unequal work (an odd item count). */
+static int check_pp_tiles(int tiles_m, int tiles_n, int cluster, int clusters, int group) {
+    const int rows = (tiles_m + cluster - 1) / cluster, nwork = rows * tiles_n;
+    int *hits = calloc((size_t)tiles_m * tiles_n, sizeof *hits), odd = 0;
+    cr_assert(hits);
+    for (int b = 0; b < clusters; ++b)
+        for (int rank = 0; rank < cluster; ++rank) {
+            const int n = p9_work_items(nwork, b, clusters);
+            cr_assert_eq(n, b < nwork ? (nwork - 1 - b) / clusters + 1 : 0);
+            char *item_seen = calloc((size_t)n + 1, 1);
+            cr_assert(item_seen);
+            int count[2] = {0, 0};
+            for (int c = 0; c < 2; ++c)
+                for (int i = 0; p9_pp_item(c, i) < n; ++i) {
+                    const int j = p9_pp_item(c, i);
+                    cr_assert_eq(p9_pp_consumer(j), c, "item %d", j);
+                    cr_assert_eq(item_seen[j], 0, "item %d twice", j);
+                    item_seen[j] = 1;
+                    count[c]++;
+                    int tm, tn;
+                    p9_cluster_tile(b + j * clusters, rank, cluster, tiles_m, tiles_n, group, &tm,
+                                    &tn);
+                    cr_assert(tn >= 0 && tn < tiles_n && tm >= 0 && tm < rows * cluster);
+                    if (tm >= tiles_m) { /* only a higher rank below an odd last cluster row */
+                        cr_assert(rank > 0 && tiles_m % cluster != 0);
+                        continue;
+                    }
+                    hits[tm * tiles_n + tn]++;
+                }
+            for (int j = 0; j < n; ++j) cr_assert_eq(item_seen[j], 1, "item %d missed", j);
+            /* consumer 0 takes the extra item of an odd count */
+            cr_assert(count[0] == count[1] || count[0] == count[1] + 1);
+            odd += count[0] != count[1];
+            free(item_seen);
+        }
+    for (int t = 0; t < tiles_m * tiles_n; ++t)
+        cr_assert_eq(hits[t], 1,
+                     "%dx%d tiles, cluster %d, %d clusters, group %d: tile (%d,%d) %d times",
+                     tiles_m, tiles_n, cluster, clusters, group, t / tiles_n, t % tiles_n, hits[t]);
+    free(hits);
+    return odd;
+}
+
+Test(pingpong, every_tile_once) {
+    /* tile counts of 64-row tiles: 4096^3 (64x16), odd rows (1000 rows: 16; 4093: 64), one
+     * tile, one row, one column, more CTAs than items */
+    const int sizes[][2] = {{64, 16}, {63, 16}, {1, 1}, {1, 7}, {7, 1}, {16, 4}, {61, 3}, {2, 2}};
+    const int clusters_list[] = {1, 2, 3, 66, 132, 200};
+    const int groups[] = {1, 8, 16};
+    int odd = 0;
+    for (int i = 0; i < 8; ++i)
+        for (int cl = 1; cl <= 2; ++cl)
+            for (int g = 0; g < 6; ++g)
+                for (int gr = 0; gr < 3; ++gr)
+                    odd +=
+                        check_pp_tiles(sizes[i][0], sizes[i][1], cl, clusters_list[g], groups[gr]);
+    cr_assert_gt(odd, 0, "no case gave the consumers unequal work");
+    /* 4096^3 on an H200: 66 clusters of 2, 512 items: 50 clusters walk 8 items, 16 walk 7 */
+    cr_assert_eq(p9_work_items(512, 0, 66), 8);
+    cr_assert_eq(p9_work_items(512, 49, 66), 8);
+    cr_assert_eq(p9_work_items(512, 50, 66), 7);
+    cr_assert_eq(p9_work_items(5, 7, 66), 0);
+}
+
+/* ---- the turn protocol, played through -------------------------------------------------
+ * A model of one CTA's two consumer warpgroups. Consumer c's program, for each of its items j:
+ *   [SYNC on barrier c, if waits(j)]  MAIN j  [ARRIVE on barrier 1-c, if hands(j, n)]  EPI j
+ * A named barrier of 256 threads completes once two warpgroups (128 threads each) have
+ * arrived; SYNC arrives and blocks until then, ARRIVE arrives and goes on. A warpgroup
+ * arriving twice on one barrier before it completes would complete it with its own 256
+ * threads: the model reports that as an error, and arrivals still pending at the end. */
+typedef int (*pp_waits_fn)(int j);
+typedef int (*pp_hands_fn)(int j, int n);
+
+typedef struct pp_sim {
+    int order[64], norder;   /* the items in the order their main loops ran */
+    int epi_after_next_main; /* some item's epilogue ran after the next item's main loop */
+    char err[160];
+} pp_sim;
+
+enum { PP_SYNC, PP_MAIN, PP_ARRIVE, PP_EPI, PP_NEXT, PP_DONE };
+
+typedef struct pp_wg {
+    int i, ph, blocked; /* its i-th item, the step it is at, 1 + the barrier it waits on */
+} pp_wg;
+
+/* Moves consumer c to its next step that does something (skips SYNC and ARRIVE when the
+ * protocol leaves them out, and goes on to the next item). */
+static void pp_advance(int c, pp_wg *g, int n, pp_waits_fn waits, pp_hands_fn hands) {
+    for (;;) {
+        const int j = p9_pp_item(c, g->i);
+        if (j >= n) {
+            g->ph = PP_DONE;
+            return;
+        }
+        if (g->ph == PP_SYNC && !waits(j)) {
+            g->ph = PP_MAIN;
+            continue;
+        }
+        if (g->ph == PP_ARRIVE && !hands(j, n)) {
+            g->ph = PP_EPI;
+            continue;
+        }
+        if (g->ph == PP_NEXT) {
+            g->i++;
+            g->ph = PP_SYNC;
+            continue;
+        }
+        return;
+    }
+}
+
+/* One step of consumer c. Returns 0, or -1 with sim->err set. */
+static int pp_step(int c, pp_wg g[2], int arrived[2][2], int n, int *main_done, pp_sim *sim,
+                   pp_waits_fn waits, pp_hands_fn hands) {
+    const int j = p9_pp_item(c, g[c].i);
+    if (g[c].ph == PP_SYNC || g[c].ph == PP_ARRIVE) {
+        const int bar = g[c].ph == PP_SYNC ? c : 1 - c;
+        if (arrived[bar][c]) {
+            snprintf(sim->err, sizeof sim->err, "consumer %d arrives twice on barrier %d", c, bar);
+            return -1;
+        }
+        arrived[bar][c] = 1;
+        if (g[c].ph == PP_SYNC) g[c].blocked = 1 + bar;
+        if (arrived[bar][0] && arrived[bar][1]) { /* complete: its waiter goes on */
+            arrived[bar][0] = arrived[bar][1] = 0;
+            for (int k = 0; k < 2; ++k)
+                if (g[k].blocked == 1 + bar) g[k].blocked = 0, g[k].ph = PP_MAIN;
+        }
+        if (g[c].ph == PP_SYNC || g[c].ph == PP_MAIN) return 0; /* blocked, or just released */
+    } else if (g[c].ph == PP_MAIN) {
+        if (j > 0 && !main_done[j - 1]) {
+            snprintf(sim->err, sizeof sim->err, "main loop of item %d before item %d's", j, j - 1);
+            return -1;
+        }
+        main_done[j] = 1;
+        sim->order[sim->norder++] = j;
+    } else if (g[c].ph == PP_EPI && j + 1 < n && main_done[j + 1]) {
+        sim->epi_after_next_main = 1;
+    }
+    g[c].ph++;
+    pp_advance(c, &g[c], n, waits, hands);
+    return 0;
+}
+
+/* Plays n items (n <= 64) through; `seed` picks which runnable consumer steps next (seed 0:
+ * consumer 0 whenever it can). Returns 0, or -1 with sim->err set. */
+static int pp_play(int n, unsigned seed, pp_waits_fn waits, pp_hands_fn hands, pp_sim *sim) {
+    pp_wg g[2] = {{0, PP_SYNC, 0}, {0, PP_SYNC, 0}};
+    int arrived[2][2] = {{0, 0}, {0, 0}}; /* [barrier][warpgroup]: arrival pending */
+    int main_done[64] = {0};
+    memset(sim, 0, sizeof *sim);
+    for (int c = 0; c < 2; ++c) pp_advance(c, &g[c], n, waits, hands);
+    for (int steps = 0; steps < 100000; ++steps) {
+        int run[2], nrun = 0;
+        for (int c = 0; c < 2; ++c)
+            if (g[c].ph != PP_DONE && !g[c].blocked) run[nrun++] = c;
+        if (nrun == 0) {
+            if (g[0].ph != PP_DONE || g[1].ph != PP_DONE) {
+                snprintf(sim->err, sizeof sim->err, "deadlock at items %d and %d",
+                         p9_pp_item(0, g[0].i), p9_pp_item(1, g[1].i));
+                return -1;
+            }
+            for (int b = 0; b < 2; ++b)
+                if (arrived[b][0] || arrived[b][1]) {
+                    snprintf(sim->err, sizeof sim->err, "an arrival left pending on barrier %d", b);
+                    return -1;
+                }
+            return 0;
+        }
+        int pick = 0;
+        if (seed) {
+            seed = seed * 1103515245u + 12345u;
+            pick = (int)((seed >> 16) % (unsigned)nrun);
+        }
+        if (pp_step(run[pick], g, arrived, n, main_done, sim, waits, hands)) return -1;
+    }
+    snprintf(sim->err, sizeof sim->err, "did not finish");
+    return -1;
+}
+
+Test(pingpong, turns_alternate) {
+    for (int n = 0; n <= 33; ++n) {
+        int overlap = 0;
+        for (unsigned seed = 0; seed < 200; ++seed) {
+            pp_sim sim;
+            const int r = pp_play(n, seed, p9_pp_waits_turn, p9_pp_hands_turn, &sim);
+            cr_assert_eq(r, 0, "%d items, seed %u: %s", n, seed, sim.err);
+            cr_assert_eq(sim.norder, n);
+            for (int k = 0; k < n; ++k) cr_assert_eq(sim.order[k], k, "%d items, seed %u", n, seed);
+            overlap |= sim.epi_after_next_main;
+        }
+        /* the hand-over comes before the epilogue: under some schedule item j's epilogue
+         * runs after item j+1's main loop */
+        if (n >= 2) cr_assert(overlap, "%d items: no epilogue overlapped the next main loop", n);
+    }
+}
+
+/* The model catches broken protocols (so that the test above can fail). */
+static int pp_always(int j, int n) {
+    (void)j;
+    (void)n;
+    return 1;
+}
+static int pp_never_waits(int j) {
+    (void)j;
+    return 0;
+}
+static int pp_waits_all(int j) {
+    (void)j;
+    return 1;
+}
+
+Test(pingpong, model_catches_broken_protocols) {
+    pp_sim sim;
+    /* the last item hands the turn on: an arrival is left pending at exit */
+    cr_assert_eq(pp_play(3, 0, p9_pp_waits_turn, pp_always, &sim), -1);
+    cr_assert(strstr(sim.err, "pending"), "%s", sim.err);
+    /* nobody waits: consumer 1 runs item 1 before item 0 for some schedule */
+    int bad = 0;
+    for (unsigned seed = 1; seed < 50; ++seed)
+        bad |= pp_play(4, seed, pp_never_waits, p9_pp_hands_turn, &sim) != 0;
+    cr_assert(bad);
+    /* item 0 waits too: nobody ever gives it the turn */
+    cr_assert_eq(pp_play(2, 0, pp_waits_all, p9_pp_hands_turn, &sim), -1);
+    cr_assert(strstr(sim.err, "deadlock"), "%s", sim.err);
 }

@@ -12,6 +12,8 @@
  *   layouts draw A                        gnuplot data "row col offset"
  *   layouts draw-swizzle B M S A          gnuplot data of Sw<B,M,S> o A
  *   layouts banks A BYTES [B M S]         gnuplot data "row col bank" (optionally swizzled)
+ *   layouts bankmap A BYTES [B M S]       bank of each 16-byte chunk of a (rows, cols) smem tile, and
+ *                                         the worst conflict of 8 rows reading one chunk column
  *   layouts tv A|B|C|LDSM-SRC|LDSM-DST    gnuplot thread/value map of an mma.m16n8k16 / ldmatrix.x4 TV
  *   layouts grid TV COORD                 a TV layout as a thread/value grid over COORD
  *   layouts mma A|B|C [--threads]         the mma.sync m16n8k16 fragment TV layouts, as grids
@@ -74,6 +76,63 @@ static lay_swizzle arg_swizzle(const char *b, const char *m, const char *s) {
     return sw;
 }
 
+/* bankmap: the shared-memory bank map of the rank-2 (rows, cols) tile S of `bytes`-byte
+ * elements (32 banks of 4 bytes: CUDA C++ Programming Guide, "Shared Memory"), one cell per
+ * 16-byte chunk of a row (16/bytes consecutive columns, which must be contiguous in smem): the
+ * first bank the chunk covers. Then the worst bank conflict of 8 consecutive rows (starting at
+ * a multiple of 8) reading the same chunk column: one 8x8 matrix of ldmatrix, or one 8-lane
+ * phase of a 16-byte-per-lane access; a phase costs as many wavefronts as the busiest bank has
+ * distinct 4-byte words. Exits with status 2 on a tile it cannot map. */
+static void bankmap(lay_swizzled S, int bytes, const char *text) {
+    lay_layout m0, m1;
+    if (lay_rank(S.layout) != 2 || lay_get(&m0, S.layout, 0) || lay_get(&m1, S.layout, 1))
+        die("bankmap: %s is not a rank-2 (rows, cols) tile", text, 0);
+    const int rows = lay_size(m0), per = 16 / bytes, chunks = lay_size(m1) / per;
+    if (lay_size(m1) % per || chunks > 64)
+        die("bankmap: the rows of %s are not whole 16-byte chunks (at most 64)", text, 0);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < chunks; ++c)
+            for (int e = 1; e < per; ++e)
+                if (lay_swizzled_crd2idx2(S, r, c * per + e) !=
+                    lay_swizzled_crd2idx2(S, r, c * per) + e)
+                    die("bankmap: a 16-byte chunk of %s is not contiguous in smem (see banks)",
+                        text, 0);
+    printf("bank map of ");
+    if (S.sw.b) printf("Sw<%d,%d,%d> o 0 o ", S.sw.b, S.sw.m, S.sw.s);
+    lay_fprint(stdout, S.layout);
+    printf(", %d-byte elements: the first of the 4 banks each 16-byte chunk covers\n%s", bytes,
+           "row\\chunk");
+    for (int c = 0; c < chunks; ++c) printf(" %3d", c);
+    putchar('\n');
+    int worst = 1;
+    for (int r = 0; r < rows; ++r) {
+        printf("%9d", r);
+        for (int c = 0; c < chunks; ++c) {
+            printf(" %3lld", (lay_swizzled_crd2idx2(S, r, c * per) * bytes / 4) % 32);
+        }
+        putchar('\n');
+    }
+    for (int r0 = 0; r0 + 8 <= rows; r0 += 8)
+        for (int c = 0; c < chunks; ++c) {
+            long long words[32][32]; /* per bank, the distinct words the 8 chunks touch */
+            int count[32] = {0};
+            for (int r = r0; r < r0 + 8; ++r)
+                for (int w = 0; w < 4; ++w) {
+                    long long word = lay_swizzled_crd2idx2(S, r, c * per) * bytes / 4 + w;
+                    int bank = (int)(word % 32), seen = 0;
+                    for (int i = 0; i < count[bank]; ++i) seen |= words[bank][i] == word;
+                    if (!seen) words[bank][count[bank]++] = word;
+                    if (count[bank] > worst) worst = count[bank];
+                }
+        }
+    if (rows < 8) printf("(fewer than 8 rows: no column read to check)\n");
+    else if (worst == 1)
+        printf("8 rows reading one chunk column (an ldmatrix matrix): conflict-free\n");
+    else
+        printf("8 rows reading one chunk column (an ldmatrix matrix): %d-way bank conflict\n",
+               worst);
+}
+
 static const char *const commands =
     "  show A                       text, size, cosize, rank, depth, 2-D table\n"
     "  compose A B                  A o B   (B a layout or a tiler '<L0,L1>')\n"
@@ -87,6 +146,9 @@ static const char *const commands =
     "  draw A                       gnuplot data \"row col offset\"\n"
     "  draw-swizzle B M S A         gnuplot data of Sw<B,M,S> o A\n"
     "  banks A BYTES [B M S]        gnuplot data \"row col bank\" (optionally swizzled)\n"
+    "  bankmap A BYTES [B M S]      the first bank of each 16-byte chunk of a (rows, cols) smem "
+    "tile,\n"
+    "                               and the worst conflict of 8 rows reading one chunk column\n"
     "  tv A|B|C|LDSM-SRC|LDSM-DST   gnuplot data \"row col thread value\" of an mma / ldmatrix.x4 "
     "TV\n"
     "  grid TV COORD                TV layout as a thread/value grid over COORD ((row,col) -> "
@@ -125,7 +187,8 @@ static const char *const notation =
 
 static void usage(void) {
     fputs("usage: layouts show|compose|divide|product|complement|inverse|coalesce|filter|"
-          "swizzle|draw|draw-swizzle|banks|tv|grid|mma|ldmatrix|copy|slice ARGS (layouts --help)\n",
+          "swizzle|draw|draw-swizzle|banks|bankmap|tv|grid|mma|ldmatrix|copy|slice ARGS (layouts "
+          "--help)\n",
           stderr);
     exit(2);
 }
@@ -135,7 +198,7 @@ static void help(void) {
            "%s"
            "%s"
            "Bad input: one line on stderr, exit status 2. Source and examples: tools/layouts.c,\n"
-           "lessons/02_layout/README.md, lessons/04_copy/README.md.\n",
+           "the READMEs of lessons/02_layout, 04_copy, 05_mma and 06_swizzle.\n",
            commands, notation);
     exit(0);
 }
@@ -309,6 +372,21 @@ int main(int argc, char **argv) {
         if (rc) die("cannot draw banks of %s", argv[2], rc);
         return 0;
     }
+    if (strcmp(cmd, "bankmap") == 0) {
+        need(argc, argv, 4, 7);
+        lay_swizzled S;
+        long bytes = arg_int(argv[3]);
+        if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16)
+            die("bankmap: element size must be 1, 2, 4, 8 or 16 bytes, got %s", argv[3], 0);
+        if (argc == 5 || argc == 6)
+            die("bankmap: a swizzle needs all three of B M S, got %s", argc == 5 ? "B" : "B M", 0);
+        lay_swizzle sw =
+            argc == 7 ? arg_swizzle(argv[4], argv[5], argv[6]) : arg_swizzle("0", "0", "0");
+        if ((rc = lay_swizzled_make(&S, sw, 0, arg_layout(argv[2]))))
+            die("bad layout %s", argv[2], rc);
+        bankmap(S, (int)bytes, argv[2]);
+        return 0;
+    }
     if (strcmp(cmd, "tv") == 0) {
         need(argc, argv, 3, 3);
         const char *w = argv[2];
@@ -399,10 +477,16 @@ int main(int argc, char **argv) {
         }
         /* the stack of x 8x8 matrices: row 8q + r of matrix q, element e = col + 8*row */
         lay_layout stack = lay_l2(8 * x, 8, 8, 1);
-        printf(
-            "ldmatrix.sync.aligned.m8n8.x%d%s.b16: rows are the 8 rows of each of the %d matrices\n"
-            "stacked (row 8q+r = row r of matrix q), columns the 8 halves of a row\n",
-            x, trans ? ".trans" : "", x);
+        if (x == 1)
+            printf(
+                "ldmatrix.sync.aligned.m8n8.x1%s.b16: rows are the 8 rows of the matrix, columns "
+                "the 8 halves of a row\n",
+                trans ? ".trans" : "");
+        else
+            printf("ldmatrix.sync.aligned.m8n8.x%d%s.b16: rows are the 8 rows of each of the %d "
+                   "matrices\nstacked (row 8q+r = row r of matrix q), columns the 8 halves of a "
+                   "row\n",
+                   x, trans ? ".trans" : "", x);
         printf("\nsource: lane T supplies the address of the row it holds (V = half 0..7 of it)\n");
         if ((rc = lay_print_tv_grid(stdout, lay_tv_ldmatrix_src(x), stack)))
             die("ldmatrix %s", argv[2], rc);

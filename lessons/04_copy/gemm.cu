@@ -249,11 +249,10 @@ static __device__ __forceinline__ void p4_ldg_tile(const p4_copy_plan *pl, const
                 r = *(const float4 *)src; /* LDG.128 */
             } else {
                 /* Also right for n == 4, which never gets here in C. But nvcc 13.0's ptxas
-                 * (sm_90) compiled the prologue's `n == 4` test of the x-major copy into the
-                 * predicate of a VIMNMX that was false for n == 4, and sent every full vector
-                 * here: the 4th float of each vector of k_tile 0 was lost (measured on the
-                 * H200, notes/perf.md run 7). With the n > 3 load the result no longer
-                 * depends on which way the branch goes. */
+                 * (sm_90) compiles the prologue's `n == 4` test of the x-major copy into the
+                 * predicate of a VIMNMX that is false for n == 4, and sends every full vector
+                 * here: without the n > 3 load the 4th float of each vector of k_tile 0 is
+                 * lost. With it the result does not depend on which way the branch goes. */
                 if (n > 0) r.x = src[0];
                 if (n > 1) r.y = src[1];
                 if (n > 2) r.z = src[2];
@@ -466,8 +465,8 @@ static __device__ __forceinline__ void p4_epilogue(const float *tCrC, const p4_c
 
 /* 4 warps of 64x64 (128 threads, 128 accumulators each) and 2 CTAs per SM: the same 8 warps
  * per SM as the 128x256 tile, but in two independent CTAs, so one CTA's barrier waits and
- * prologue/epilogue overlap the other's FFMAs (cuBLAS's SGEMM on the H200 is built this way,
- * notes/perf.md run 7). */
+ * prologue/epilogue overlap the other's FFMAs (cuBLAS's SGEMM on the H200 is built this way:
+ * README section 7). */
 #define K_NAME gemm04_ldg_4w
 #define K_BLK_M CFG_L4W_BLK_M
 #define K_BLK_N CFG_L4W_BLK_N
@@ -498,10 +497,9 @@ static const char *check_grid_128x128(const gemm_problem *p) { return check_comm
 static const char *check_grid_128x256(const gemm_problem *p) { return check_common(p, 128, 256); }
 
 #define FP32 GEMM_DT_BIT(GEMM_FP32)
-/* The first entry is the default: the fastest at 4096^3 on the H200 (notes/perf.md, run 8).
- * The register-staged (ldg128_*) kernels handle every operand order. (Runs 3-5 limited them to
- * TN: their x-major 16-byte copy lost a float per vector of k_tile 0, a ptxas miscompile worked
- * around in p4_ldg_tile; notes/perf.md run 7.) */
+/* The first entry is the default: the fastest at 4096^3 on the H200 (README section 8).
+ * The register-staged (ldg128_*) kernels handle every operand order (their x-major 16-byte
+ * copy works around a ptxas miscompile: the comment in p4_ldg_tile). */
 #define LDG_LAYOUTS GEMM_LAYOUT_ALL
 static const gemm_variant variants[] = {
     {"ldg128_128x128x8_4w",

@@ -9,7 +9,7 @@
  *   - the compute partition (p4_mma): an FFMA "atom" (4x8 lanes, 4x4 values each) tiled over
  *     the warps and the warp tile.
  *
- * Names (see DESIGN.md): x is the row mode of an operand tile (M for A, N for B), BLK_X its
+ * Names: x is the row mode of an operand tile (M for A, N for B), BLK_X its
  * size (BLK_M or BLK_N); k the reduction mode. Shared memory holds every operand tile
  * TRANSPOSED, as (BLK_K, BLK_X) with x contiguous and each k row padded by P4_PAD floats:
  *     sX (BLK_X,BLK_K):(1,BLK_X+P4_PAD)

@@ -393,9 +393,10 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_mma(kargs p) {
 
     /* The steady state: while the K tile being copied (kt + STAGES - 1) lies inside A and B,
      * its copies need no predicates and a next K tile surely follows. This loop must carry no
-     * more live state than kt (few live registers: ptxas then spreads the ldmatrix loads
-     * evenly between the MMAs; notes/perf.md, run 16). The last STAGES-1 K tiles, and every K
-     * tile of an edge CTA, take the predicated copies in the second loop. */
+     * more live state than kt: with few live registers ptxas spreads the ldmatrix loads evenly
+     * between the MMAs; with more (a persistent loader's state) it bunches them, and the loop
+     * runs slower (tests/test_sass.sh checks the spread). The last STAGES-1 K tiles, and every
+     * K tile of an edge CTA, take the predicated copies in the second loop. */
     int kt = 0;
     const int kt_interior = kfull - (STAGES - 1); /* K tiles of the steady state */
     for (; kt < kt_interior; ++kt)

@@ -26,6 +26,9 @@
  *   ws_persistent_tma_store  + C leaves through swizzled smem and TMA stores.
  *   ws_cluster2       + clusters of 2 CTAs: each loads half of the shared B tile and
  *                     multicasts it to both (the default).
+ *   ws_pingpong       + the two consumers work on different (64,256) tiles and take turns:
+ *                     while one runs its wgmma main loop, the other stores its last tile, so
+ *                     the Tensor Cores no longer idle during the epilogue.
  * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
  * stored with clipped TMA stores, or from the registers with predication when ldc or C's
  * alignment rule TMA out.
@@ -71,6 +74,13 @@ typedef struct kargs {
     int c_tma;                    /* N, ldc multiples of 8, C 16-byte aligned: TMA stores of C */
 } kargs;
 
+/* Named barriers (bar.sync / bar.arrive ids; id 0 is __syncthreads). */
+enum {
+    BAR_EPI = 1, /* + c: consumer c's 128 threads around its C staging tile */
+    BAR_TURN = 3 /* + c: ping-pong, consumer c's turn to run its main loop (256 threads: c syncs,
+                  * the other consumer arrives) */
+};
+
 /* ---- one configuration ---------------------------------------------------------------------
  * CONSUMERS  consumer warpgroups (1 or 2): CTA tile (64*CONSUMERS) x 256 x 64
  * STAGES     smem stages of the ring
@@ -83,6 +93,10 @@ typedef struct kargs {
  * CLUSTER    CTAs per thread-block cluster along M (1 or 2): the CTAs of a cluster compute
  *            vertically adjacent tiles that need the same B tile; each loads 256/CLUSTER of
  *            its rows and multicasts them into the smem of every CTA of the cluster.
+ * PINGPONG   1: the two consumers do not share a tile: each computes whole (64,256) tiles
+ *               (BLK_M = 64), the CTA's work items alternating between them (plan.h, p9_pp_*),
+ *               and their main loops take turns (needs PERSIST and CONSUMERS 2). A stage then
+ *               holds one consumer's K tile and is read by that warpgroup alone.
  *
  * Shared memory of one CTA: STAGES x [ A tile (BLK_M,64) | B tile (256,64) ], each a 128-byte-
  * swizzled K-major tile on a 1024-byte boundary, then (EPI_TMA) one C staging tile per
@@ -90,15 +104,18 @@ typedef struct kargs {
  * STAGES "full" and STAGES "empty" mbarriers (8 bytes each):
  *   full[s]:  count 1 (this CTA's producer: arrive.expect_tx of the whole stage) + the stage's
  *             bytes, from this CTA's TMA loads and (CLUSTER 2) the other CTA's multicast
- *   empty[s]: count 4 * CONSUMERS * CLUSTER: lane 0 of every consumer warp of every CTA of
+ *   empty[s]: count 4 * READERS * CLUSTER: lane 0 of every warp of the READERS consumer
+ *             warpgroups that read the stage (all CONSUMERS; ping-pong: one), in every CTA of
  *             the cluster, once the wgmma that read the stage have finished (a multicast
  *             writes the stage in all CTAs, so all of them must have released it) */
-template <int CONSUMERS_, int STAGES_, int WS_, int PERSIST_, int EPI_TMA_, int CLUSTER_>
+template <int CONSUMERS_, int STAGES_, int WS_, int PERSIST_, int EPI_TMA_, int CLUSTER_,
+          int PINGPONG_ = 0>
 struct cfg {
     static const int CONSUMERS = CONSUMERS_, STAGES = STAGES_, WS = WS_, PERSIST = PERSIST_;
-    static const int EPI_TMA = EPI_TMA_, CLUSTER = CLUSTER_;
+    static const int EPI_TMA = EPI_TMA_, CLUSTER = CLUSTER_, PINGPONG = PINGPONG_;
     static const int THREADS = 128 * (CONSUMERS + WS);
-    static const int BLK_M = CONSUMERS * P9_WG_M;
+    static const int READERS = PINGPONG ? 1 : CONSUMERS; /* consumer warpgroups per stage */
+    static const int BLK_M = READERS * P9_WG_M;
     static const int A_BYTES = BLK_M * P9_ROW_BYTES;          /* (BLK_M,64) halves */
     static const int B_BYTES = P9_BLK_N * P9_ROW_BYTES;       /* (256,64) halves */
     static const int B_ROWS_PER_CTA = P9_BLK_N / CLUSTER;     /* rows of B each CTA loads */
@@ -108,6 +125,7 @@ struct cfg {
                             (EPI_TMA ? CONSUMERS * C_BYTES : 0) + 16 * STAGES;
     static_assert(!PERSIST || WS, "persistent CTAs need the producer warpgroup");
     static_assert(CLUSTER == 1 || WS, "clusters need the producer warpgroup");
+    static_assert(!PINGPONG || (PERSIST && CONSUMERS == 2), "ping-pong: 2 persistent consumers");
 };
 
 /* The smem addresses of one CTA's pipeline (32-bit shared-window addresses). */
@@ -124,16 +142,15 @@ template <class CFG> struct pipe {
     __device__ uint32_t empty(int s) const { return full(CFG::STAGES) + 8 * s; }
 };
 
-/* Work item `w` of the CTA's sequence -> its tile (tile_m, tile_n). A cluster's CTAs take the
- * tiles rank, rank + 1, ... of a column of CLUSTER tile rows: the raster runs over such
- * groups of tile rows, and a CTA whose tile lies below the matrix (tiles_m not a multiple of
- * CLUSTER) still loads and multicasts its part of B for the other, then stores nothing. */
+/* Work item `w` of the CTA's sequence -> its tile (tile_m, tile_n) (p9_cluster_tile, plan.h).
+ * A cluster's CTAs take the tiles rank, rank + 1, ... of a column of CLUSTER tile rows: the
+ * raster runs over such groups of tile rows, and a CTA whose tile lies below the matrix
+ * (tiles_m not a multiple of CLUSTER) still loads and multicasts its part of B for the other,
+ * then stores nothing. */
 template <class CFG>
 static __device__ __forceinline__ void tile_coords(const kargs &a, int w, int rank, int *tm,
                                                    int *tn) {
-    const int rows = (a.tiles_m + CFG::CLUSTER - 1) / CFG::CLUSTER;
-    p9_raster(w, rows, a.tiles_n, a.group, tm, tn);
-    *tm = *tm * CFG::CLUSTER + rank;
+    p9_cluster_tile(w, rank, CFG::CLUSTER, a.tiles_m, a.tiles_n, a.group, tm, tn);
 }
 
 /* ---- producer: one thread issues the TMA loads -------------------------------------------
@@ -173,19 +190,20 @@ template <class CFG> static __device__ __forceinline__ void release(const pipe<C
     }
 }
 
-/* ---- consumer: one warpgroup multiplies its 64-row slab of the K tile in stage s ----------
+/* ---- consumer: one warpgroup multiplies a 64-row slab of the K tile in stage s -------------
  * 4 wgmma m64n256k16 (the 64-wide K tile in 16-wide steps: the descriptors advance by 32
  * bytes), one commit group. With a ring (STAGES > 1) the group stays in flight while the
  * warpgroup waits for the next K tile: wait_group 1 returns once the PREVIOUS K tile's group
  * has finished reading its stage, and every warp's lane 0 then releases that stage
  * (release_prev = 0 for a tile's first K tile). With one stage there is nothing to overlap:
- * wait for this group and release its stage at once. */
+ * wait for this group and release its stage at once. `slab`: which 64 rows of the stage's A
+ * tile (the consumer's index; 0 in ping-pong, where the A tile has 64 rows). */
 template <int BF16, class CFG>
-static __device__ __forceinline__ void consume(const pipe<CFG> &p, int it, int c, float *acc,
+static __device__ __forceinline__ void consume(const pipe<CFG> &p, int it, int slab, float *acc,
                                                int release_prev) {
     const int s = it % CFG::STAGES;
     ptx_mbar_wait(p.full(s), (it / CFG::STAGES) & 1);
-    const uint64_t da = ptx_wgmma_desc_sw128(p.a(s) + c * P9_WG_M * P9_ROW_BYTES);
+    const uint64_t da = ptx_wgmma_desc_sw128(p.a(s) + slab * P9_WG_M * P9_ROW_BYTES);
     const uint64_t db = ptx_wgmma_desc_sw128(p.b(s));
     ptx_wgmma_fence();
 #pragma unroll
@@ -231,6 +249,25 @@ template <int BF16> static __device__ __forceinline__ float to_f32(uint16_t u) {
     return __half2float(__ushort_as_half(u));
 }
 
+/* x += beta * C(m, n), y += beta * C(m, n+1) for the pair of columns one thread holds, at
+ * c = &C(m, n). Precondition: m < M and n < N (the caller skips or clips the rest). Reads one
+ * 4-byte word when column n+1 exists and a.c_pairs (ldc even, C 4-byte aligned, n even: every
+ * pair of the fragment starts at an even column), else the 2-byte elements inside the matrix.
+ * beta == 0 never reads C (C may hold NaN). Used by both epilogues. */
+template <int BF16>
+static __device__ __forceinline__ void add_beta_c(const kargs &a, const uint16_t *c, int n,
+                                                  float *x, float *y) {
+    if (a.beta == 0.0f) return;
+    if (n + 1 < a.N && a.c_pairs) {
+        const uint32_t old = *(const uint32_t *)c;
+        *x += a.beta * to_f32<BF16>((uint16_t)(old & 0xFFFF));
+        *y += a.beta * to_f32<BF16>((uint16_t)(old >> 16));
+    } else {
+        *x += a.beta * to_f32<BF16>(c[0]);
+        if (n + 1 < a.N) *y += a.beta * to_f32<BF16>(c[1]);
+    }
+}
+
 /* ---- epilogue: C = alpha * acc + beta * C for the warpgroup's (64,256) slab at (m0, n0) ----
  * Thread t holds value v of the fragment at (m0 + m, n0 + n), (m, n) from the TV layout
  * p9_tv_acc (plan.h): the thread part once, the value part folded to constants. Values v and
@@ -251,20 +288,12 @@ static __device__ __forceinline__ void epilogue_direct(const kargs &a, const flo
         if (m >= a.M || n >= a.N) continue;
         uint16_t *c = a.C + (long long)m * a.ldc + n;
         float x = a.alpha * acc[v], y = a.alpha * acc[v + 1];
+        add_beta_c<BF16>(a, c, n, &x, &y);
         if (n + 1 < a.N && a.c_pairs) {
-            if (a.beta != 0.0f) {
-                const uint32_t old = *(const uint32_t *)c;
-                x += a.beta * to_f32<BF16>((uint16_t)(old & 0xFFFF));
-                y += a.beta * to_f32<BF16>((uint16_t)(old >> 16));
-            }
             *(uint32_t *)c = pack2<BF16>(x, y);
         } else {
-            if (a.beta != 0.0f) x += a.beta * to_f32<BF16>(c[0]);
             c[0] = (uint16_t)(pack2<BF16>(x, 0.0f) & 0xFFFF);
-            if (n + 1 < a.N) {
-                if (a.beta != 0.0f) y += a.beta * to_f32<BF16>(c[1]);
-                c[1] = (uint16_t)(pack2<BF16>(y, 0.0f) & 0xFFFF);
-            }
+            if (n + 1 < a.N) c[1] = (uint16_t)(pack2<BF16>(y, 0.0f) & 0xFFFF);
         }
     }
 }
@@ -277,7 +306,8 @@ static __device__ __forceinline__ void epilogue_direct(const kargs &a, const flo
  * thread fences (its generic-proxy writes must be visible to the TMA unit, the async proxy),
  * the warpgroup meets at a named barrier, and one thread issues the two TMA stores, which
  * clip at the matrix edges. Before the staging tile is written again (next half, next tile)
- * that thread waits until the stores have read it. beta != 0 reads C from global memory. */
+ * that thread waits until the stores have read it. beta != 0 reads C from global memory
+ * (add_beta_c: this path runs only with a.c_tma, which implies a.c_pairs). */
 template <int BF16>
 static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float *acc, int m0,
                                                     int n0, uint32_t stage, int c,
@@ -289,29 +319,21 @@ static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float 
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         if (t == 0) ptx_tma_store_wait_read0();
-        ptx_bar_sync(1 + c, 128);
+        ptx_bar_sync(BAR_EPI + c, 128);
 #pragma unroll
         for (int v = 64 * h; v < 64 * h + 64; v += 2) {
             int mv, nv;
             p9_acc_val_mn(v, &mv, &nv);
             const int m = mt + mv, n = nt + nv - 128 * h; /* in the (64,128) half */
             float x = a.alpha * acc[v], y = a.alpha * acc[v + 1];
-            if (a.beta != 0.0f) {
-                const int gm = m0 + m, gn = n0 + 128 * h + n;
-                const uint16_t *cg = a.C + (long long)gm * a.ldc + gn;
-                if (gm < a.M && gn + 1 < a.N) {
-                    const uint32_t old = *(const uint32_t *)cg;
-                    x += a.beta * to_f32<BF16>((uint16_t)(old & 0xFFFF));
-                    y += a.beta * to_f32<BF16>((uint16_t)(old >> 16));
-                } else if (gm < a.M && gn < a.N) {
-                    x += a.beta * to_f32<BF16>(cg[0]);
-                }
-            }
+            const int gm = m0 + m, gn = n0 + 128 * h + n; /* outside C: clipped by the store */
+            if (a.beta != 0.0f && gm < a.M && gn < a.N)
+                add_beta_c<BF16>(a, a.C + (long long)gm * a.ldc + gn, gn, &x, &y);
             const uint32_t off = (n / 64) * (P9_WG_M * 128) + (uint32_t)lay_swizzled_crd2idx2(box, m, n % 64);
             ptx_st_shared_b32(stage + off, pack2<BF16>(x, y));
         }
         ptx_fence_proxy_async_smem();
-        ptx_bar_sync(1 + c, 128);
+        ptx_bar_sync(BAR_EPI + c, 128);
         if (t == 0) {
             const int col = n0 + 128 * h;
             if (m0 < a.M && col < a.N) ptx_tma_store_2d(tmC, col, m0, stage);
@@ -321,11 +343,102 @@ static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float 
     }
 }
 
+/* Stores the warpgroup's (64,256) tile of C at (m0, n0): through its staging tile and TMA
+ * stores when the configuration and C allow (a.c_tma), else from the registers. */
+template <int BF16, class CFG>
+static __device__ __forceinline__ void store_tile(const kargs &a, const float *acc, int m0,
+                                                  int n0, const pipe<CFG> &p, int c,
+                                                  const CUtensorMap *tmC) {
+    if (CFG::EPI_TMA && a.c_tma)
+        epilogue_tma<BF16>(a, acc, m0, n0, p.cstage(c), c, tmC);
+    else
+        epilogue_direct<BF16>(a, acc, m0, n0);
+}
+
+/* ---- consumers sharing each CTA tile (steps 1-7) -------------------------------------------
+ * Consumer c computes rows c*64 .. c*64+63 of every CTA tile the CTA walks (w = first, first +
+ * step, ...), both consumers reading the same stages: K-iteration `it` runs on across tiles, as
+ * the producer counts it. Without a producer warpgroup (WS 0) thread 0 also issues the loads,
+ * in program order between its wgmma. */
+template <int BF16, class CFG>
+static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, const kargs &a,
+                                                            int c, int rank, int first, int step,
+                                                            int nwork, const CUtensorMap *tmA,
+                                                            const CUtensorMap *tmB,
+                                                            const CUtensorMap *tmC) {
+    float acc[128]; /* (64,256) fp32: the wgmma D fragment, TV layout p9_tv_acc */
+    int it = 0;
+    for (int w = first; w < nwork; w += step) {
+        int tm, tn;
+        tile_coords<CFG>(a, w, rank, &tm, &tn);
+        if (!CFG::WS && threadIdx.x == 0) /* prologue: fill the ring */
+            for (int kt = 0; kt < CFG::STAGES && kt < a.ktiles; ++kt)
+                produce(p, kt, kt, tm, tn, rank, tmA, tmB);
+#pragma unroll
+        for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+        for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
+            consume<BF16>(p, it, c, acc, kt > 0);
+            /* without a producer warpgroup, thread 0 refills the stage just released */
+            const int refill = CFG::STAGES > 1 ? kt - 1 + CFG::STAGES : kt + 1;
+            if (!CFG::WS && threadIdx.x == 0 && (CFG::STAGES == 1 || kt > 0) &&
+                refill < a.ktiles)
+                produce(p, refill, refill, tm, tn, rank, tmA, tmB);
+        }
+        if (a.ktiles > 0) consume_finish(p, it - 1, acc);
+        if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
+        store_tile<BF16>(a, acc, tm * CFG::BLK_M + c * P9_WG_M, tn * P9_BLK_N, p, c, tmC);
+    }
+}
+
+/* ---- ping-pong consumers (step 8) ----------------------------------------------------------
+ * The CTA's items j = 0 .. n-1 (work item first + j*step, one (64,256) tile each) alternate
+ * between the consumers: consumer c computes j = c, c+2, ... (p9_pp_item). The producer fills
+ * the ring in item order, so item j's K tile kt is K-iteration it = j*ktiles + kt of the ring.
+ * The main loops take turns, in item order: item j's consumer first waits for its turn
+ * (bar.sync BAR_TURN + c, 256 threads), which the consumer of item j-1 gives (bar.arrive on
+ * the same id) once it has issued its last wgmma; then, while the other consumer's wgmma run,
+ * it waits for its own last group, releases the stage and stores the tile. So the epilogue of
+ * one item overlaps the main loop of the next, and the Tensor Cores see one stream of wgmma.
+ * Each hand-over is waited for before the same id is used again (the taker's next hand-back
+ * needs its own main loop first), and the last item hands nothing on (no arrival left
+ * pending at exit); tests/test_plans_09.c plays the protocol through. */
+template <int BF16, class CFG>
+static __device__ __forceinline__ void consumer_pingpong(const pipe<CFG> &p, const kargs &a,
+                                                         int c, int rank, int first, int step,
+                                                         int nwork, const CUtensorMap *tmC) {
+    const int n = p9_work_items(nwork, first, step);
+    float acc[128]; /* (64,256) fp32: the wgmma D fragment, TV layout p9_tv_acc */
+    for (int i = 0; p9_pp_item(c, i) < n; ++i) {
+        const int j = p9_pp_item(c, i), it0 = j * a.ktiles;
+        int tm, tn;
+        tile_coords<CFG>(a, first + j * step, rank, &tm, &tn);
+#pragma unroll
+        for (int v = 0; v < 128; ++v) acc[v] = 0.0f;
+        if (p9_pp_waits_turn(j)) ptx_bar_sync(BAR_TURN + c, 256);
+        for (int kt = 0; kt < a.ktiles; ++kt) consume<BF16>(p, it0 + kt, 0, acc, kt > 0);
+        if (p9_pp_hands_turn(j, n)) ptx_bar_arrive(BAR_TURN + (1 - c), 256);
+        /* the last group: waited for even when there was none (K = 0); with the wait under
+         * `if (ktiles > 0)`, as consume_finish has it, ptxas adds a wait of its own on a path
+         * it takes for divergent and then serializes every wgmma (its warning C7518) */
+        ptx_wgmma_wait<0>();
+        if (a.ktiles > 0) release(p, (it0 + a.ktiles - 1) % CFG::STAGES);
+#pragma unroll
+        for (int v = 0; v < 128; ++v) ptx_wgmma_fence_operand(acc[v]);
+        if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
+        store_tile<BF16>(a, acc, tm * CFG::BLK_M, tn * P9_BLK_N, p, c, tmC);
+    }
+}
+
 /* ---- the kernel ----------------------------------------------------------------------------
  * One CTA (with the others of its cluster) computes its tiles of C; the configuration CFG is
  * described above. Tensor maps: tmA over A (K, M) with box (64, BLK_M); tmB over B (K, N) with
  * box (64, 256/CLUSTER); tmC over C (N, M) with box (64, 64); all 16-bit, 128-byte swizzle,
- * loads read zeros out of bounds, stores are clipped. */
+ * loads read zeros out of bounds, stores are clipped.
+ * Registers (WS): __launch_bounds__(384, 1) caps every thread at 168 at entry; the producer
+ * warpgroup drops to 40 (setmaxnreg.dec), the two consumers rise to 232 (setmaxnreg.inc):
+ * 128 x 40 + 256 x 232 = 64,512 of the SM's 65,536. A consumer holds one (64,256) fp32
+ * accumulator, 128 registers, in every schedule (ping-pong included: each consumer has its own
+ * tile, but still one at a time). */
 template <int BF16, class CFG>
 __global__ void __launch_bounds__(CFG::THREADS, 1)
     gemm_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
@@ -337,7 +450,7 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < CFG::STAGES; ++s) {
             ptx_mbar_init(p.full(s), 1);
-            ptx_mbar_init(p.empty(s), 4 * CFG::CONSUMERS * CFG::CLUSTER);
+            ptx_mbar_init(p.empty(s), 4 * CFG::READERS * CFG::CLUSTER);
         }
         ptx_fence_mbarrier_init();
     }
@@ -363,33 +476,11 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
         }
     } else {
         if (CFG::WS) ptx_setmaxnreg_inc<232>();
-        const int c = wg - CFG::WS; /* this consumer's 64-row slab of the CTA tile */
-        float acc[128];
-        int it = 0;
-        for (int w = first; w < nwork; w += step) {
-            int tm, tn;
-            tile_coords<CFG>(a, w, rank, &tm, &tn);
-            if (!CFG::WS && threadIdx.x == 0) /* prologue: fill the ring */
-                for (int kt = 0; kt < CFG::STAGES && kt < a.ktiles; ++kt)
-                    produce(p, kt, kt, tm, tn, rank, &tmA, &tmB);
-#pragma unroll
-            for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
-            for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
-                consume<BF16>(p, it, c, acc, kt > 0);
-                /* without a producer warpgroup, thread 0 refills the stage just released */
-                const int refill = CFG::STAGES > 1 ? kt - 1 + CFG::STAGES : kt + 1;
-                if (!CFG::WS && threadIdx.x == 0 && (CFG::STAGES == 1 || kt > 0) &&
-                    refill < a.ktiles)
-                    produce(p, refill, refill, tm, tn, rank, &tmA, &tmB);
-            }
-            if (a.ktiles > 0) consume_finish(p, it - 1, acc);
-            if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
-            const int m0 = tm * CFG::BLK_M + c * P9_WG_M, n0 = tn * P9_BLK_N;
-            if (CFG::EPI_TMA && a.c_tma)
-                epilogue_tma<BF16>(a, acc, m0, n0, p.cstage(c), c, &tmC);
-            else
-                epilogue_direct<BF16>(a, acc, m0, n0);
-        }
+        const int c = wg - CFG::WS; /* this consumer warpgroup */
+        if (CFG::PINGPONG)
+            consumer_pingpong<BF16>(p, a, c, rank, first, step, nwork, &tmC);
+        else
+            consumer_cooperative<BF16>(p, a, c, rank, first, step, nwork, &tmA, &tmB, &tmC);
         if (CFG::EPI_TMA && a.c_tma && threadIdx.x % 128 == 0) ptx_tma_store_wait0();
     }
     /* no CTA leaves while another of its cluster may still arrive on its barriers */
@@ -460,7 +551,9 @@ template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaSt
     a.tiles_m = (p->m + CFG::BLK_M - 1) / CFG::BLK_M;
     a.tiles_n = (p->n + P9_BLK_N - 1) / P9_BLK_N;
     a.ktiles = (p->k + P9_BLK_K - 1) / P9_BLK_K;
-    a.group = 8; /* 4, 8, 16, 32 measured within 2% of each other at 4096^3 and 8192^3 */
+    /* 4, 8, 16, 32 measured within 2% of each other at 4096^3 and 8192^3; ping-pong's cluster
+     * rows are half as tall (64-row tiles): 16 of them span the rows of ws_cluster2's 8 */
+    a.group = CFG::PINGPONG ? 16 : 8;
     a.alpha = p->alpha; a.beta = p->beta;
     a.C = (uint16_t *)p->C; a.ldc = p->ldc;
     a.c_pairs = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
@@ -508,6 +601,9 @@ typedef cfg<2, 4, 1, 0, 0, 1> cfg_ws_2wg_4stage;
 typedef cfg<2, 4, 1, 1, 0, 1> cfg_ws_persistent;
 typedef cfg<2, 4, 1, 1, 1, 1> cfg_ws_persistent_tma_store;
 typedef cfg<2, 4, 1, 1, 1, 2> cfg_ws_cluster2;
+/* ping-pong: stages of 40 KiB (A (64,64) + B (256,64)); 4 of them and two C staging tiles
+ * make 193 KiB (a fifth stage would need 233 KiB, past the 227 KiB a CTA may have) */
+typedef cfg<2, 4, 1, 1, 1, 2, 1> cfg_ws_pingpong;
 #define LAUNCH(name)                                                                   \
     static cudaError_t launch_##name(const gemm_problem *p, cudaStream_t s) {          \
         return launch_cfg<cfg_##name>(p, s);                                           \
@@ -519,6 +615,7 @@ LAUNCH(ws_2wg_4stage)
 LAUNCH(ws_persistent)
 LAUNCH(ws_persistent_tma_store)
 LAUNCH(ws_cluster2)
+LAUNCH(ws_pingpong)
 #undef LAUNCH
 
 /* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
@@ -529,7 +626,8 @@ LAUNCH(ws_cluster2)
 static const char *check_all(const gemm_problem *p) {
     static char why[200];
     int dev, major = 0, minor = 0, optin = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess &&
+    const int have_dev = cudaGetDevice(&dev) == cudaSuccess;
+    if (have_dev &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
         (major != 9 || minor != 0)) {
@@ -538,7 +636,7 @@ static const char *check_all(const gemm_problem *p) {
                  major, minor);
         return why;
     }
-    if (cudaGetDevice(&dev) == cudaSuccess &&
+    if (have_dev &&
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
             cudaSuccess &&
         optin < cfg_ws_persistent_tma_store::SMEM) {
@@ -566,6 +664,7 @@ static const gemm_variant variants[] = {
     V(ws_2wg_4stage, "producer warpgroup + 2 consumer warpgroups, 128x256x64, 4 stages, setmaxnreg"),
     V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
     V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
+    V(ws_pingpong, "ws_cluster2 with each consumer on its own 64x256 tile, main loops taking turns"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",

@@ -7,7 +7,10 @@
  *   smem tile     A: (BLK_M,64) and B: (256,64) 16-bit elements, K-major, rows of 128 bytes,
  *                 128-byte swizzle: Sw<3,4,3> on byte offsets = Sw<3,3,3> on element offsets
  *   accumulators  the wgmma D fragment: a TV layout (thread 128, value 128) -> (64,256)
- *   tile order    grouped rasterization: tile index -> (tile_m, tile_n)
+ *   tile order    grouped rasterization: tile index -> (tile_m, tile_n); a cluster's CTAs
+ *                 take vertically adjacent tiles of one work item
+ *   ping-pong     a CTA's work items alternate between its two consumer warpgroups, whose
+ *                 main loops take turns (p9_pp_*)
  */
 #ifndef LESSON09_PLAN_H
 #define LESSON09_PLAN_H
@@ -98,5 +101,36 @@ P9_HD static inline void p9_raster(int tile, int tiles_m, int tiles_n, int group
     *tm = first_m + r % rows;
     *tn = r / rows;
 }
+
+/* Work item `w` -> its tile (tile_m, tile_n) for CTA `rank` of a cluster of `cluster` CTAs
+ * along M. The raster (p9_raster, groups of `group` cluster rows) runs over cluster rows of
+ * `cluster` tile rows each; the CTAs of a cluster take the tile rows rank 0, 1, ... of one
+ * cluster row (they need the same B tile). With tiles_m not a multiple of `cluster`, the
+ * last cluster row's higher ranks get a tile_m >= tiles_m: such a CTA stores nothing. */
+P9_HD static inline void p9_cluster_tile(int w, int rank, int cluster, int tiles_m, int tiles_n,
+                                         int group, int *tm, int *tn) {
+    const int rows = (tiles_m + cluster - 1) / cluster;
+    p9_raster(w, rows, tiles_n, group, tm, tn);
+    *tm = *tm * cluster + rank;
+}
+
+/* The number of work items a persistent CTA (cluster) walks: w = first, first + step, ...
+ * while w < nwork (0 when first >= nwork). */
+P9_HD static inline int p9_work_items(int nwork, int first, int step) {
+    return first < nwork ? (nwork - first + step - 1) / step : 0;
+}
+
+/* ---- ping-pong: the CTA's work items, j = 0 .. n-1 in the producer's order, alternate
+ * between the two consumer warpgroups. Item j (work item first + j*step) is computed by
+ * consumer j % 2 as its (j / 2)-th; consumer c takes j = c, c + 2, c + 4, ...
+ * The main loops (the wgmma of all K tiles of one item) run one at a time, in item order:
+ * the consumer of item j waits for its turn when j > 0 and, once it has issued its last wgmma,
+ * hands the turn to the consumer of item j + 1 when there is one. Each hand-over is one use
+ * of a named barrier of 256 threads: the giver's 128 threads bar.arrive, the taker's 128
+ * bar.sync (tests/test_plans_09.c plays the protocol through for every count of items). */
+P9_HD static inline int p9_pp_consumer(int j) { return j % 2; }
+P9_HD static inline int p9_pp_item(int c, int i) { return 2 * i + c; }
+P9_HD static inline int p9_pp_waits_turn(int j) { return j > 0; }
+P9_HD static inline int p9_pp_hands_turn(int j, int n) { return j + 1 < n; }
 
 #endif /* LESSON09_PLAN_H */

@@ -47,12 +47,12 @@ __global__ void ldmatrix_kernel(uint32_t *out, int *align) {
         const uint32_t addr = ptx_smem_u32(&s[((5 * (8 * q + r)) % 32) * 8]);
         uint32_t reg[4] = {0, 0, 0, 0};
         switch (mode) {
-        case MODE_X1: ptx_ldmatrix_x1(reg, addr); break;
-        case MODE_X2: ptx_ldmatrix_x2(reg, addr); break;
-        case MODE_X4: ptx_ldmatrix_x4(reg, addr); break;
-        case MODE_X1T: ptx_ldmatrix_x1_trans(reg, addr); break;
-        case MODE_X2T: ptx_ldmatrix_x2_trans(reg, addr); break;
-        default: ptx_ldmatrix_x4_trans(reg, addr); break;
+            case MODE_X1: ptx_ldmatrix_x1(reg, addr); break;
+            case MODE_X2: ptx_ldmatrix_x2(reg, addr); break;
+            case MODE_X4: ptx_ldmatrix_x4(reg, addr); break;
+            case MODE_X1T: ptx_ldmatrix_x1_trans(reg, addr); break;
+            case MODE_X2T: ptx_ldmatrix_x2_trans(reg, addr); break;
+            default: ptx_ldmatrix_x4_trans(reg, addr); break;
         }
         for (int i = 0; i < 4; ++i) out[(mode * 32 + lane) * 4 + i] = reg[i];
         align[mode * 32 + lane] = (int)(addr % 16);
@@ -76,7 +76,7 @@ __global__ void mma_kernel(const uint16_t *A, const uint16_t *B, const float *C,
     float d[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t],
                   C[(g + 8) * 8 + 2 * t + 1]};
     if (bf16) ptx_mma_m16n8k16_bf16(d, a, b);
-    else      ptx_mma_m16n8k16_f16(d, a, b);
+    else ptx_mma_m16n8k16_f16(d, a, b);
     D[g * 8 + 2 * t] = d[0];
     D[g * 8 + 2 * t + 1] = d[1];
     D[(g + 8) * 8 + 2 * t] = d[2];
@@ -86,17 +86,18 @@ __global__ void mma_kernel(const uint16_t *A, const uint16_t *B, const float *C,
 static int npass, nfail;
 static void report(int ok, const char *what) {
     printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
-    if (ok) ++npass; else ++nfail;
+    if (ok) ++npass;
+    else ++nfail;
 }
 
-#define CK(expr)                                                                            \
-    do {                                                                                    \
-        cudaError_t e_ = (expr);                                                            \
-        if (e_ != cudaSuccess) {                                                            \
-            printf("FAIL: %s: %s\n", #expr, cudaGetErrorString(e_));                        \
-            printf("%d passed, %d failed\n", npass, nfail + 1);                             \
-            return 1;                                                                       \
-        }                                                                                   \
+#define CK(expr)                                                     \
+    do {                                                             \
+        cudaError_t e_ = (expr);                                     \
+        if (e_ != cudaSuccess) {                                     \
+            printf("FAIL: %s: %s\n", #expr, cudaGetErrorString(e_)); \
+            printf("%d passed, %d failed\n", npass, nfail + 1);      \
+            return 1;                                                \
+        }                                                            \
     } while (0)
 
 /* fp16 bit pattern of a small integer |v| <= 2048 (exact) */
@@ -186,8 +187,10 @@ int main(void) {
     CK(cudaMemcpy(dC, C, sizeof C, cudaMemcpyHostToDevice));
     for (int bf16 = 0; bf16 < 2; ++bf16) {
         uint16_t hA[256], hB[128];
-        for (int i = 0; i < 256; ++i) hA[i] = bf16 ? bf16_bits(Ai[i / 16][i % 16]) : half_bits(Ai[i / 16][i % 16]);
-        for (int i = 0; i < 128; ++i) hB[i] = bf16 ? bf16_bits(Bi[i / 16][i % 16]) : half_bits(Bi[i / 16][i % 16]);
+        for (int i = 0; i < 256; ++i)
+            hA[i] = bf16 ? bf16_bits(Ai[i / 16][i % 16]) : half_bits(Ai[i / 16][i % 16]);
+        for (int i = 0; i < 128; ++i)
+            hB[i] = bf16 ? bf16_bits(Bi[i / 16][i % 16]) : half_bits(Bi[i / 16][i % 16]);
         CK(cudaMemcpy(dA, hA, sizeof hA, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dB, hB, sizeof hB, cudaMemcpyHostToDevice));
         CK(cudaMemset(dD, 0xff, 128 * 4)); /* NaN: an unwritten element fails */
@@ -206,7 +209,12 @@ int main(void) {
                         : "mma.sync m16n8k16 f16 -> f32 equals the CPU product");
     }
     CK(cudaDeviceSynchronize());
-    cudaFree(d_out); cudaFree(d_align); cudaFree(dA); cudaFree(dB); cudaFree(dC); cudaFree(dD);
+    cudaFree(d_out);
+    cudaFree(d_align);
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    cudaFree(dD);
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail ? 1 : 0;
 }
