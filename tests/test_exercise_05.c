@@ -39,25 +39,31 @@ static int off(lay_swizzled S, int m, int k) { return (int)lay_swizzled_crd2idx2
 Test(tile, layout_fits) {
     const lay_swizzled S = tile_of();
     const int stage = ex05_stage_halves(ROWS);
-    cr_assert(stage <= ROWS * (BK + 8), "smem tile: one stage takes %d halves, more than the "
-              "%d of rows padded by one 16-byte chunk: pad less", stage, ROWS * (BK + 8));
+    cr_assert(stage <= ROWS * (BK + 8),
+              "smem tile: one stage takes %d halves, more than the "
+              "%d of rows padded by one 16-byte chunk: pad less",
+              stage, ROWS * (BK + 8));
     int *who = malloc(sizeof(int) * (size_t)stage);
     cr_assert(who);
     for (int i = 0; i < stage; ++i) who[i] = -1;
     for (int m = 0; m < ROWS; ++m)
         for (int k = 0; k < BK; ++k) {
             const int o = off(S, m, k);
-            cr_assert(o >= 0 && o < stage, "smem tile: element (%d,%d) at offset %d, outside "
-                      "the stage of %d halves", m, k, o, stage);
+            cr_assert(o >= 0 && o < stage,
+                      "smem tile: element (%d,%d) at offset %d, outside "
+                      "the stage of %d halves",
+                      m, k, o, stage);
             cr_assert(who[o] < 0, "smem tile: elements (%d,%d) and (%d,%d) share offset %d", m, k,
                       who[o] / BK, who[o] % BK, o);
             who[o] = m * BK + k;
             if (k % 8 == 0)
-                cr_assert(o % 8 == 0, "smem tile: the 16-byte chunk (%d,%d..%d) starts at offset "
-                          "%d, not 16-byte aligned (ldmatrix rows and cp.async need it)", m, k,
-                          k + 7, o);
+                cr_assert(o % 8 == 0,
+                          "smem tile: the 16-byte chunk (%d,%d..%d) starts at offset "
+                          "%d, not 16-byte aligned (ldmatrix rows and cp.async need it)",
+                          m, k, k + 7, o);
             else
-                cr_assert(o == off(S, m, k - 1) + 1, "smem tile: (%d,%d) is not right after "
+                cr_assert(o == off(S, m, k - 1) + 1,
+                          "smem tile: (%d,%d) is not right after "
                           "(%d,%d): the 8 halves of a chunk along k must be contiguous (K-major)",
                           m, k, m, k - 1);
         }
@@ -77,9 +83,11 @@ Test(tile, conflict_free) {
     for (int w = 0; w < EX05_NTHR / 32; ++w) {
         for (int q = 0; q < EX05_MI * EX05_KSTEPS; ++q) {
             int m[32], k[32];
-            for (int l = 0; l < 32; ++l) lay_tiled_ldmatrix_a_crd(&mma, 4, 0, 32 * w + l, q, &m[l], &k[l]);
+            for (int l = 0; l < 32; ++l)
+                lay_tiled_ldmatrix_a_crd(&mma, 4, 0, 32 * w + l, q, &m[l], &k[l]);
             const int n = waves(S, m, k);
-            cr_assert(n == 4, "smem tile: the ldmatrix.x4 of A atom row %d, k-step %d by warp %d "
+            cr_assert(n == 4,
+                      "smem tile: the ldmatrix.x4 of A atom row %d, k-step %d by warp %d "
                       "takes %d wavefronts where 4 would do (rows %d and %d of a phase start %d "
                       "bytes apart: how far apart, modulo 128 bytes, should they start?)",
                       q % EX05_MI, q / EX05_MI, w, n, m[0], m[1],
@@ -87,11 +95,14 @@ Test(tile, conflict_free) {
         }
         for (int q = 0; q < EX05_NI / 2 * EX05_KSTEPS; ++q) {
             int n_[32], k[32];
-            for (int l = 0; l < 32; ++l) lay_tiled_ldmatrix_b_crd(&mma, 4, 0, 32 * w + l, q, &n_[l], &k[l]);
+            for (int l = 0; l < 32; ++l)
+                lay_tiled_ldmatrix_b_crd(&mma, 4, 0, 32 * w + l, q, &n_[l], &k[l]);
             const int n = waves(S, n_, k);
-            cr_assert(n == 4, "smem tile: the ldmatrix.x4 of B atoms %d, %d, k-step %d by warp %d "
-                      "takes %d wavefronts where 4 would do", 2 * (q % (EX05_NI / 2)),
-                      2 * (q % (EX05_NI / 2)) + 1, q / (EX05_NI / 2), w, n);
+            cr_assert(n == 4,
+                      "smem tile: the ldmatrix.x4 of B atoms %d, %d, k-step %d by warp %d "
+                      "takes %d wavefronts where 4 would do",
+                      2 * (q % (EX05_NI / 2)), 2 * (q % (EX05_NI / 2)) + 1, q / (EX05_NI / 2), w,
+                      n);
         }
     }
     const lay_tiled_copy cp = ex05_copy();
@@ -99,10 +110,13 @@ Test(tile, conflict_free) {
     for (int r = 0; r < reps; ++r)
         for (int w = 0; w < EX05_NTHR / 32; ++w) {
             int m[32], k[32];
-            for (int l = 0; l < 32; ++l) lay_tiled_copy_crd(cp, ROWS, BK, 32 * w + l, 0, r, &m[l], &k[l]);
+            for (int l = 0; l < 32; ++l)
+                lay_tiled_copy_crd(cp, ROWS, BK, 32 * w + l, 0, r, &m[l], &k[l]);
             const int n = waves(S, m, k);
-            cr_assert(n == 4, "smem tile: the 16-byte cp.async stores of warp %d, copy %d take %d "
-                      "wavefronts where 4 would do", w, r, n);
+            cr_assert(n == 4,
+                      "smem tile: the 16-byte cp.async stores of warp %d, copy %d take %d "
+                      "wavefronts where 4 would do",
+                      w, r, n);
         }
 }
 
@@ -119,20 +133,23 @@ static void check_rows(int operand_b) {
     for (int w = 0; w < EX05_NTHR / 32; ++w)
         for (int kk = 0; kk < EX05_KSTEPS; ++kk)
             for (int b = 0; b < nblk; ++b) {
-                const int load = b + nblk * kk; /* the fragment values it fills: [8 load, 8 load + 8) */
+                const int load =
+                    b + nblk * kk; /* the fragment values it fills: [8 load, 8 load + 8) */
                 int r0[32], k0[32];
                 char what[64];
-                if (operand_b) snprintf(what, sizeof what, "atoms %d, %d at k-step %d", 2 * b, 2 * b + 1, kk);
+                if (operand_b)
+                    snprintf(what, sizeof what, "atoms %d, %d at k-step %d", 2 * b, 2 * b + 1, kk);
                 else snprintf(what, sizeof what, "atom row %d at k-step %d", b, kk);
                 for (int l = 0; l < 32; ++l) {
                     const int t = 32 * w + l;
                     r0[l] = k0[l] = -1;
                     if (operand_b) ex05_ldsm_b_crd(&mma, t, 2 * b, kk, &r0[l], &k0[l]);
-                    else           ex05_ldsm_a_crd(&mma, t, b, kk, &r0[l], &k0[l]);
+                    else ex05_ldsm_a_crd(&mma, t, b, kk, &r0[l], &k0[l]);
                     cr_assert(r0[l] >= 0 && r0[l] < rows && k0[l] >= 0 && k0[l] + 8 <= BK &&
-                              k0[l] % 8 == 0, "%s, %s: thread %d supplies the row at (%d,%d), "
-                              "which is not the start of a 16-byte chunk of the (%d,%d) tile", op,
-                              what, t, r0[l], k0[l], rows, BK);
+                                  k0[l] % 8 == 0,
+                              "%s, %s: thread %d supplies the row at (%d,%d), "
+                              "which is not the start of a 16-byte chunk of the (%d,%d) tile",
+                              op, what, t, r0[l], k0[l], rows, BK);
                 }
                 for (int l = 0; l < 32; ++l)
                     for (int q = 0; q < 4; ++q)
@@ -140,14 +157,20 @@ static void check_rows(int operand_b) {
                             const int src = 8 * q + l / 4; /* the lane whose row it reads */
                             const int gm = r0[src], gk = k0[src] + 2 * (l % 4) + h;
                             int wm, wk;
-                            if (operand_b) lay_tiled_mma_b_crd(&mma, 32 * w + l, 8 * load + 2 * q + h, &wm, &wk);
-                            else           lay_tiled_mma_a_crd(&mma, 32 * w + l, 8 * load + 2 * q + h, &wm, &wk);
-                            cr_assert(gm == wm && gk == wk, "%s, %s: lane %d of warp %d would get "
+                            if (operand_b)
+                                lay_tiled_mma_b_crd(&mma, 32 * w + l, 8 * load + 2 * q + h, &wm,
+                                                    &wk);
+                            else
+                                lay_tiled_mma_a_crd(&mma, 32 * w + l, 8 * load + 2 * q + h, &wm,
+                                                    &wk);
+                            cr_assert(gm == wm && gk == wk,
+                                      "%s, %s: lane %d of warp %d would get "
                                       "(%d,%d) in half %d of register %d (from the row lane %d "
-                                      "supplies), where mma.sync wants (%d,%d) (%s)", op, what, l,
-                                      w, gm, gk, h, q, src, wm, wk,
-                                      gm == 0 && gk == 0 ? "TODO 2 not written yet?"
-                                                         : "the right atom, k-step and 8x8 matrix?");
+                                      "supplies), where mma.sync wants (%d,%d) (%s)",
+                                      op, what, l, w, gm, gk, h, q, src, wm, wk,
+                                      gm == 0 && gk == 0
+                                          ? "TODO 2 not written yet?"
+                                          : "the right atom, k-step and 8x8 matrix?");
                         }
             }
 }
@@ -166,7 +189,8 @@ Test(questions, q1_a_row) {
     const lay_tiled_mma mma = ex05_mma();
     int m, k;
     lay_tiled_ldmatrix_a_crd(&mma, 4, 0, 117, 2 + EX05_MI * 1, &m, &k);
-    check_answer("Q1 (m)", ex05_q1_m(), m, "which warp, which of the four 8x8 matrices, which atom row?");
+    check_answer("Q1 (m)", ex05_q1_m(), m,
+                 "which warp, which of the four 8x8 matrices, which atom row?");
     check_answer("Q1 (k)", ex05_q1_k(), k, "which half of the atom's 16 k, which k-step?");
 }
 
@@ -174,7 +198,8 @@ Test(questions, q2_b_row) {
     const lay_tiled_mma mma = ex05_mma();
     int n, k;
     lay_tiled_ldmatrix_b_crd(&mma, 4, 0, 117, 1 + EX05_NI / 2 * 2, &n, &k);
-    check_answer("Q2 (n)", ex05_q2_n(), n, "which of the two atoms does matrix 2 of the x4 belong to?");
+    check_answer("Q2 (n)", ex05_q2_n(), n,
+                 "which of the two atoms does matrix 2 of the x4 belong to?");
     check_answer("Q2 (k)", ex05_q2_k(), k, "which half of the atom's 16 k, which k-step?");
 }
 

@@ -46,19 +46,24 @@ Test(tile, layout_fits) {
     for (int m = 0; m < ROWS; ++m)
         for (int k = 0; k < BK; ++k) {
             const int o = off(S, m, k);
-            cr_assert(o >= 0 && o < ROWS * BK, "smem tile: element (%d,%d) at offset %d, outside "
-                      "[0, %d): a swizzled tile needs no padding", m, k, o, ROWS * BK);
+            cr_assert(o >= 0 && o < ROWS * BK,
+                      "smem tile: element (%d,%d) at offset %d, outside "
+                      "[0, %d): a swizzled tile needs no padding",
+                      m, k, o, ROWS * BK);
             cr_assert(who[o] < 0, "smem tile: elements (%d,%d) and (%d,%d) share offset %d", m, k,
                       who[o] / BK, who[o] % BK, o);
             who[o] = m * BK + k;
             if (k % 8 == 0)
-                cr_assert(o % 8 == 0, "smem tile: the 16-byte chunk (%d,%d..%d) starts at offset "
+                cr_assert(o % 8 == 0,
+                          "smem tile: the 16-byte chunk (%d,%d..%d) starts at offset "
                           "%d, not 16-byte aligned (ldmatrix rows and cp.async need it): does "
-                          "the swizzle keep the 8 halves of a chunk together?", m, k, k + 7, o);
+                          "the swizzle keep the 8 halves of a chunk together?",
+                          m, k, k + 7, o);
             else
-                cr_assert(o == off(S, m, k - 1) + 1, "smem tile: (%d,%d) is not right after "
-                          "(%d,%d): the 8 halves of a chunk along k must stay contiguous", m, k,
-                          m, k - 1);
+                cr_assert(o == off(S, m, k - 1) + 1,
+                          "smem tile: (%d,%d) is not right after "
+                          "(%d,%d): the 8 halves of a chunk along k must stay contiguous",
+                          m, k, m, k - 1);
         }
     free(who);
     cr_assert(ex06_stage_halves(ROWS) == ROWS * BK, "smem tile: a stage takes %d halves, not %d",
@@ -108,29 +113,38 @@ static void check_frags(const lay_swizzled S, int operand_b) {
                         lay_tiled_ldmatrix_a_crd(&mma, 4, 0, t, load, &m, &k);
                     }
                     o[l] = ex06_frag_offset(S, off(S, m0, k0), b, kk);
-                    cr_assert(o[l] == off(S, m, k), "%s load %d (k-step %d) of thread %d: the "
+                    cr_assert(o[l] == off(S, m, k),
+                              "%s load %d (k-step %d) of thread %d: the "
                               "kernel's shortcut reaches offset %d, your tile puts its row "
-                              "(%d,%d) at %d", op, b, kk, t, o[l], m, k, off(S, m, k));
+                              "(%d,%d) at %d",
+                              op, b, kk, t, o[l], m, k, off(S, m, k));
                 }
                 const int n = waves(o);
-                cr_assert(n == 4, "smem tile: the ldmatrix.x4 of %s %s %d at k-step %d by warp %d "
+                cr_assert(n == 4,
+                          "smem tile: the ldmatrix.x4 of %s %s %d at k-step %d by warp %d "
                           "takes %d wavefronts where 4 would do (its rows 0..7 start in 16-byte "
-                          "bank groups %d %d %d %d %d %d %d %d)", op, operand_b ? "atom pair" :
-                          "atom row", b, kk, w, n, (o[0] / 8) % 8, (o[1] / 8) % 8, (o[2] / 8) % 8,
-                          (o[3] / 8) % 8, (o[4] / 8) % 8, (o[5] / 8) % 8, (o[6] / 8) % 8,
-                          (o[7] / 8) % 8);
+                          "bank groups %d %d %d %d %d %d %d %d)",
+                          op, operand_b ? "atom pair" : "atom row", b, kk, w, n, (o[0] / 8) % 8,
+                          (o[1] / 8) % 8, (o[2] / 8) % 8, (o[3] / 8) % 8, (o[4] / 8) % 8,
+                          (o[5] / 8) % 8, (o[6] / 8) % 8, (o[7] / 8) % 8);
                 for (int l = 0; l < 32; ++l)
                     for (int q = 0; q < 4; ++q)
                         for (int h = 0; h < 2; ++h) {
                             const int at = o[8 * q + l / 4] + 2 * (l % 4) + h;
                             const int got = at < size ? cell[at] : -1;
                             int wm, wk;
-                            if (operand_b) lay_tiled_mma_b_crd(&mma, 32 * w + l, 8 * load + 2 * q + h, &wm, &wk);
-                            else           lay_tiled_mma_a_crd(&mma, 32 * w + l, 8 * load + 2 * q + h, &wm, &wk);
-                            cr_assert(got == wm * BK + wk, "%s load %d (k-step %d): lane %d of "
+                            if (operand_b)
+                                lay_tiled_mma_b_crd(&mma, 32 * w + l, 8 * load + 2 * q + h, &wm,
+                                                    &wk);
+                            else
+                                lay_tiled_mma_a_crd(&mma, 32 * w + l, 8 * load + 2 * q + h, &wm,
+                                                    &wk);
+                            cr_assert(got == wm * BK + wk,
+                                      "%s load %d (k-step %d): lane %d of "
                                       "warp %d would get offset %d (element (%d,%d)) where "
-                                      "mma.sync wants (%d,%d)", op, b, kk, l, w, at,
-                                      got < 0 ? -1 : got / BK, got < 0 ? -1 : got % BK, wm, wk);
+                                      "mma.sync wants (%d,%d)",
+                                      op, b, kk, l, w, at, got < 0 ? -1 : got / BK,
+                                      got < 0 ? -1 : got % BK, wm, wk);
                         }
             }
     free(cell);
@@ -154,13 +168,16 @@ Test(tile, copy_stores) {
                 lay_tiled_copy_crd(cp, ROWS, BK, 32 * w + l, 0, 0, &m0, &k0);
                 lay_tiled_copy_crd(cp, ROWS, BK, 32 * w + l, 0, r, &m, &k);
                 o[l] = ex06_copy_offset(S, off(S, m0, k0), r);
-                cr_assert(o[l] == off(S, m, k), "copy %d of thread %d: the kernel's shortcut "
-                          "reaches offset %d, your tile puts (%d,%d) at %d", r, 32 * w + l, o[l],
-                          m, k, off(S, m, k));
+                cr_assert(o[l] == off(S, m, k),
+                          "copy %d of thread %d: the kernel's shortcut "
+                          "reaches offset %d, your tile puts (%d,%d) at %d",
+                          r, 32 * w + l, o[l], m, k, off(S, m, k));
             }
             const int n = waves(o);
-            cr_assert(n == 4, "smem tile: the 16-byte cp.async stores of warp %d, copy %d take %d "
-                      "wavefronts where 4 would do", w, r, n);
+            cr_assert(n == 4,
+                      "smem tile: the 16-byte cp.async stores of warp %d, copy %d take %d "
+                      "wavefronts where 4 would do",
+                      w, r, n);
         }
 }
 
@@ -173,24 +190,26 @@ enum { READY, STAGES_OK };
 static const char *simulate(int T, int kind) {
     static char why[320];
     const int P = ex06_prefetch(), N = ex06_wait_n();
-    int content[EX06_STAGES]; /* the K tile a stage holds, -1: none yet */
+    int content[EX06_STAGES];        /* the K tile a stage holds, -1: none yet */
     int committed = 0, complete = 0; /* groups 0 .. complete-1 have landed */
     for (int s = 0; s < EX06_STAGES; ++s) content[s] = -1;
-#define COPY(t, done)                                                                          \
-    do {                                                                                       \
-        const int s_ = ex06_stage_of(t);                                                       \
-        if (s_ < 0 || s_ >= EX06_STAGES) {                                                     \
-            snprintf(why, sizeof why, "ex06_stage_of(%d) = %d is not a stage (0..%d)", t, s_,  \
-                     EX06_STAGES - 1);                                                         \
-            return kind == STAGES_OK ? why : "";                                               \
-        }                                                                                      \
-        if (kind == STAGES_OK && content[s_] >= (done)) {                                      \
-            snprintf(why, sizeof why, "%d K tiles: K tile %d is copied into stage %d, which "  \
-                     "still holds K tile %d, not computed yet (%s)", T, t, s_, content[s_],    \
-                     (done) ? "the K tiles before it are" : "the prologue: none is");          \
-            return why;                                                                        \
-        }                                                                                      \
-        content[s_] = t;                                                                       \
+#define COPY(t, done)                                                                         \
+    do {                                                                                      \
+        const int s_ = ex06_stage_of(t);                                                      \
+        if (s_ < 0 || s_ >= EX06_STAGES) {                                                    \
+            snprintf(why, sizeof why, "ex06_stage_of(%d) = %d is not a stage (0..%d)", t, s_, \
+                     EX06_STAGES - 1);                                                        \
+            return kind == STAGES_OK ? why : "";                                              \
+        }                                                                                     \
+        if (kind == STAGES_OK && content[s_] >= (done)) {                                     \
+            snprintf(why, sizeof why,                                                         \
+                     "%d K tiles: K tile %d is copied into stage %d, which "                  \
+                     "still holds K tile %d, not computed yet (%s)",                          \
+                     T, t, s_, content[s_],                                                   \
+                     (done) ? "the K tiles before it are" : "the prologue: none is");         \
+            return why;                                                                       \
+        }                                                                                     \
+        content[s_] = t;                                                                      \
     } while (0)
     for (int t = 0; t < P; ++t) { /* prologue: nothing computed yet */
         if (t < T) COPY(t, 0);
@@ -200,10 +219,11 @@ static const char *simulate(int T, int kind) {
         const int c = committed - N; /* wait_group N: at most N of the committed groups pending */
         if (c > complete) complete = c;
         if (kind == READY && kt >= complete) {
-            snprintf(why, sizeof why, "%d K tiles, iteration %d: wait_group %d with groups "
+            snprintf(why, sizeof why,
+                     "%d K tiles, iteration %d: wait_group %d with groups "
                      "0..%d committed leaves groups %d..%d pending; K tile %d (group %d) may not "
-                     "have landed when it is computed", T, kt, N, committed - 1, complete,
-                     committed - 1, kt, kt);
+                     "have landed when it is computed",
+                     T, kt, N, committed - 1, complete, committed - 1, kt, kt);
             return why;
         }
         /* __syncthreads: K tiles 0 .. kt-1 are computed by every thread */
@@ -211,9 +231,10 @@ static const char *simulate(int T, int kind) {
         ++committed;
         const int s = ex06_stage_of(kt);
         if (kind == STAGES_OK && (s < 0 || s >= EX06_STAGES || content[s] != kt)) {
-            snprintf(why, sizeof why, "%d K tiles, iteration %d: K tile %d is computed from "
-                     "stage %d, which holds K tile %d", T, kt, kt, s,
-                     s < 0 || s >= EX06_STAGES ? -1 : content[s]);
+            snprintf(why, sizeof why,
+                     "%d K tiles, iteration %d: K tile %d is computed from "
+                     "stage %d, which holds K tile %d",
+                     T, kt, kt, s, s < 0 || s >= EX06_STAGES ? -1 : content[s]);
             return why;
         }
     }
@@ -224,8 +245,10 @@ static const char *simulate(int T, int kind) {
 static void ring_answered(void) {
     cr_assert(ex06_prefetch() != EX06_TODO, "ring: ex06_prefetch is not answered yet (TODO 2a)");
     cr_assert(ex06_wait_n() != EX06_TODO, "ring: ex06_wait_n is not answered yet (TODO 2b)");
-    cr_assert(ex06_prefetch() >= 1, "ring: ex06_prefetch() = %d: with no K tile ahead nothing "
-              "is in flight while a K tile is computed", ex06_prefetch());
+    cr_assert(ex06_prefetch() >= 1,
+              "ring: ex06_prefetch() = %d: with no K tile ahead nothing "
+              "is in flight while a K tile is computed",
+              ex06_prefetch());
     cr_assert(ex06_wait_n() >= 0, "ring: ex06_wait_n() = %d is not an N of wait_group",
               ex06_wait_n());
 }
@@ -248,8 +271,10 @@ Test(ring, no_overwrite) {
 
 Test(ring, depth) {
     ring_answered();
-    cr_assert(ex06_prefetch() == EX06_STAGES - 1, "ring: %d K tiles ahead with %d stages: while "
-              "one stage is computed, how many can be in flight?", ex06_prefetch(), EX06_STAGES);
+    cr_assert(ex06_prefetch() == EX06_STAGES - 1,
+              "ring: %d K tiles ahead with %d stages: while "
+              "one stage is computed, how many can be in flight?",
+              ex06_prefetch(), EX06_STAGES);
     cr_assert(ex06_wait_n() == EX06_STAGES - 2, "ring: wait_group %d %s", ex06_wait_n(),
               ex06_wait_n() < EX06_STAGES - 2
                   ? "waits for K tiles newer than the one computed next: a larger N is still safe"
