@@ -49,6 +49,7 @@
 #include "harness.h"
 #include "ptx.h"
 #include "plan.h"
+#include "dispatch.h"
 
 #define MMA_M 16
 #define MMA_N 8
@@ -585,22 +586,14 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 }
 
-/* Dynamic smem of one CTA in bytes: STAGES x (BM + BN) rows of the smem tile, plus
- * (persistent) one C staging block of (WTM, WTN + 8) halves per warp. */
-static size_t smem_bytes(int bm, int bn, int bk, int warps_m, int warps_n, int stages,
-                         int persist) {
-    const size_t stages_b = (size_t)stages * (plan_smem_stage(bm, bk) + plan_smem_stage(bn, bk)) * 2;
-    return stages_b + (persist ? (size_t)warps_m * warps_n * plan_cstage_size(bm / warps_m, bn / warps_n) * 2 : 0);
-}
-
 /* Sets the dynamic smem limit and launches one instantiation on a 1-D grid: one CTA per tile,
  * or (PERSIST) as many CTAs as fit on the GPU at once, never more than there are tiles.
- * Returns the first CUDA error. */
+ * smem: the configuration's dynamic smem (disp_smem_bytes, dispatch.h). Returns the first
+ * CUDA error. */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
           int PERSIST>
-static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
+static cudaError_t launch_one(const kargs *a, size_t smem, cudaStream_t s) {
     const int threads = 32 * WARPS_M * WARPS_N;
-    const size_t smem = smem_bytes(BM, BN, BK, WARPS_M, WARPS_N, STAGES, PERSIST);
     void (*kernel)(kargs) =
         gemm_dispatch<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, PERSIST>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -630,15 +623,26 @@ static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
     return cudaGetLastError();
 }
 
-/* Fast path when every cp.async can move 16 aligned bytes, generic path otherwise. */
-static int fast_path_ok(const gemm_problem *p) {
-    return p->a_kmajor && p->b_kmajor && p->lda % 8 == 0 && p->ldb % 8 == 0 &&
-           ((uintptr_t)p->A & 15) == 0 && ((uintptr_t)p->B & 15) == 0;
+/* CTAs of one instantiation an SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor, with
+ * the dynamic smem raised first), or -1 on an error. */
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
+          int PERSIST>
+static int occupancy_one(size_t smem) {
+    void (*kernel)(kargs) =
+        gemm_dispatch<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, PERSIST>;
+    int per_sm = -1;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * WARPS_M * WARPS_N,
+                                                      smem) != cudaSuccess)
+        return -1;
+    return per_sm;
 }
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int PERSIST>
-static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
+/* The kernel arguments of problem p for a (BM, BN) tile. */
+static kargs make_kargs(const gemm_problem *p, int bm, int bn) {
     kargs a;
+    memset(&a, 0, sizeof a);
     a.M = p->m; a.N = p->n; a.K = p->k;
     a.alpha = p->alpha; a.beta = p->beta;
     a.A = (const uint16_t *)p->A; a.B = (const uint16_t *)p->B; a.C = (uint16_t *)p->C;
@@ -646,83 +650,162 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     a.a_kmajor = p->a_kmajor; a.b_kmajor = p->b_kmajor;
     a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
     a.c_vec = p->beta == 0.0f && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
-    a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
-    const int bf16 = p->dtype == GEMM_BF16, fast = fast_path_ok(p);
+    a.rows32 = (long long)bm * p->lda * 2 < (1LL << 31) && (long long)bn * p->ldb * 2 < (1LL << 31);
+    return a;
+}
+
+/* One TC configuration of the registry: fast path (16-byte cp.async) when A and B allow it,
+ * the generic path otherwise. */
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int PERSIST>
+static cudaError_t launch_cfg(const gemm_problem *p, size_t smem, cudaStream_t s) {
+    const kargs a = make_kargs(p, BM, BN);
+    const int bf16 = p->dtype == GEMM_BF16, fast = disp_fast_path(p);
     if (bf16)
-        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(&a, s)
-                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, s);
-    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(&a, s)
-                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, s);
+        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(&a, smem, s)
+                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, smem, s);
+    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(&a, smem, s)
+                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, smem, s);
+}
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int PERSIST>
+static int occupancy_cfg(size_t smem) {
+    return occupancy_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(smem);
 }
 
-static cudaError_t launch_128x256x64_s3_persistent(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3, 1>(p, s);
-}
-static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3, 0>(p, s);
-}
-static cudaError_t launch_128x128x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 64, 2, 2, 3, 0>(p, s);
-}
-static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 32, 2, 2, 4, 0>(p, s);
-}
+/* ---- the registry's kernels ---------------------------------------------------------------
+ * One row per configuration of disp_configs (dispatch.h), in its order (main() checks the
+ * names): how to launch it on a problem with a K split (1: none) and how many of its CTAs an
+ * SM holds. The tile parameters here are the registry's (the CPU tests check the registry's
+ * smem against plan.h; main() checks the names line up). */
+typedef struct cfg_kernel {
+    const char *name;
+    cudaError_t (*launch)(const gemm_problem *p, int split, cudaStream_t s);
+    int (*occupancy)(void);
+} cfg_kernel;
 
-/* every variant's dynamic smem (the one table of it; its configurations are those of the
- * launch_* functions above), largest first */
-static const struct { const char *name; size_t smem; } by_smem[] = {
-    {"128x256x64_s3_persistent", smem_bytes(128, 256, 64, 2, 4, 3, 1)}, /* 221,184 B */
-    {"128x256x64_s3", smem_bytes(128, 256, 64, 2, 4, 3, 0)},            /* 147,456 B */
-    {"128x128x64_s3", smem_bytes(128, 128, 64, 2, 2, 3, 0)},            /*  98,304 B */
-    {"128x128x32_s4", smem_bytes(128, 128, 32, 2, 2, 4, 0)}};           /*  65,536 B */
-
-/* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. A variant whose CTA
- * needs more shared memory than this GPU gives one block (cudaDevAttrMaxSharedMemoryPerBlockOptin:
- * 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89; CUDA C++ Programming Guide,
- * "Features and Technical Specifications") is refused before launch, naming the largest
- * variant that fits. Without a usable device the query fails and the harness reports that. */
-static const char *check_variant(const gemm_problem *p, const char *name) {
-    static char why[160];
-    int dev, optin;
-    size_t smem = 0;
-    for (size_t i = 0; i < sizeof by_smem / sizeof by_smem[0]; ++i)
-        if (strcmp(by_smem[i].name, name) == 0) smem = by_smem[i].smem;
-    if ((long long)((p->m + 127) / 128) * ((p->n + 127) / 128) > 2147483647LL)
-        return "M*N too large: more than 2^31-1 CTA tiles";
-    if (cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
-            cudaSuccess &&
-        (size_t)optin < smem) {
-        const char *fits = NULL;
-        for (size_t i = 0; i < sizeof by_smem / sizeof by_smem[0] && !fits; ++i)
-            if (by_smem[i].smem <= (size_t)optin) fits = by_smem[i].name;
-        snprintf(why, sizeof why, "needs %zu KiB of shared memory per CTA, this GPU allows %d KiB%s%s",
-                 smem / 1024, optin / 1024, fits ? "; try --variant " : "", fits ? fits : "");
-        return why;
+#define TC_CFG(name, BM, BN, BK, WM, WN, ST, SCHED)                                              \
+    static cudaError_t launch_##name(const gemm_problem *p, int split, cudaStream_t s) {        \
+        (void)split;                                                                             \
+        return launch_cfg<BM, BN, BK, WM, WN, ST, SCHED>(                                        \
+            p, (size_t)disp_smem_bytes(&disp_configs[disp_find(#name)]), s);                     \
+    }                                                                                            \
+    static int occupancy_##name(void) {                                                          \
+        return occupancy_cfg<BM, BN, BK, WM, WN, ST, SCHED>(                                     \
+            (size_t)disp_smem_bytes(&disp_configs[disp_find(#name)]));                           \
     }
-    return NULL;
-}
-#define CHECK(name) \
-    static const char *check_##name(const gemm_problem *p) { return check_variant(p, #name); }
-CHECK(128x256x64_s3_persistent)
-CHECK(128x256x64_s3)
-CHECK(128x128x64_s3)
-CHECK(128x128x32_s4)
-#undef CHECK
+TC_CFG(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1)
+TC_CFG(128x256x64_s3, 128, 256, 64, 2, 4, 3, 0)
+TC_CFG(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0)
+TC_CFG(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0)
+#undef TC_CFG
 
-#define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
-#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 1, check_##name, launch_##name}
-
-static const gemm_variant variants[] = {
-    V(128x256x64_s3_persistent, "128x256x64_s3 with one CTA per SM walking tiles: the pipeline "
-                                "runs on across tiles; 216 KiB smem (C staging of its own)"),
-    V(128x256x64_s3, "lesson 07's 128x256x64_s3 on a rasterized 1-D grid, any layout/alignment"),
-    V(128x128x64_s3, "lesson 07's 128x128x64_s3 on a rasterized 1-D grid, any layout/alignment"),
-    V(128x128x32_s4, "lesson 07's 128x128x32_s4 on a rasterized 1-D grid, any layout/alignment"),
+#define ROW(name) {#name, launch_##name, occupancy_##name}
+static const cfg_kernel cfg_kernels[] = {
+    ROW(128x256x64_s3_persistent),
+    ROW(128x256x64_s3),
+    ROW(128x128x64_s3),
+    ROW(128x128x32_s4),
 };
+#undef ROW
 
-static const gemm_lesson lesson = {"08_dispatch", "Persistent CTAs, rasterization, every problem",
-                                   (int)(sizeof variants / sizeof variants[0]), variants,
-                                   GEMM_LAYOUT_BIT(GEMM_TN)};
+/* ---- the device the dispatcher plans for ------------------------------------------------ */
 
-int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
+/* Read off the current GPU once (SMs, smem per CTA, each configuration's CTAs per SM); the
+ * H200 defaults of dispatch.h when there is no usable GPU (--explain on a CPU machine). */
+static const disp_device *current_device(void) {
+    static disp_device d;
+    static int have = 0;
+    if (have) return &d;
+    d = disp_device_default();
+    int dev, sms, optin;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
+            cudaSuccess) {
+        d.sms = sms;
+        d.smem_optin = optin;
+        for (int i = 0; i < DISP_NCONFIGS; ++i) {
+            /* a configuration that cannot run here keeps 0 CTAs: disp_refusal declines it */
+            const int n = disp_smem_bytes(&disp_configs[i]) <= optin ? cfg_kernels[i].occupancy() : 0;
+            d.ctas_per_sm[i] = n > 0 ? n : 0;
+        }
+        d.measured = 1;
+    }
+    cudaGetLastError(); /* a failed query leaves no sticky error behind */
+    have = 1;
+    return &d;
+}
+
+/* ---- variants: the dispatcher, then every configuration of the registry ------------------- */
+
+/* One configuration forced with --variant NAME: its refusal (with the split it would use), and
+ * its launch. */
+static const char *check_cfg(int ci, const gemm_problem *p) {
+    static char why[256];
+    const disp_device *d = current_device();
+    return disp_refusal(&disp_configs[ci], p, disp_split_for(ci, p->m, p->n, p->k, d), d, why,
+                        sizeof why);
+}
+static cudaError_t launch_cfg_index(int ci, const gemm_problem *p, cudaStream_t s) {
+    return cfg_kernels[ci].launch(p, disp_split_for(ci, p->m, p->n, p->k, current_device()), s);
+}
+
+/* `default`: the dispatcher (dispatch.h: disp_choose) picks the configuration, its K split
+ * and orientation for each problem, then launches it. Accepts every problem. */
+static cudaError_t launch_default(const gemm_problem *p, cudaStream_t s) {
+    disp_choice c;
+    if (disp_choose(p, current_device(), &c)) return cudaErrorInvalidValue;
+    return cfg_kernels[c.cfg].launch(p, c.split, s);
+}
+static const char *check_default(const gemm_problem *p) {
+    disp_choice c;
+    return disp_choose(p, current_device(), &c) ? "no configuration accepts this problem" : NULL;
+}
+
+static int explain(const gemm_problem *p, char *buf, size_t len) {
+    const disp_device *d = current_device();
+    if (!p)
+        return snprintf(buf, len, "dispatch for %d SMs, %d KiB of smem per CTA%s", d->sms,
+                        d->smem_optin / 1024,
+                        d->measured ? "" : " (no GPU: an H200 assumed, with the registry's CTAs per SM)");
+    return disp_explain(p, d, buf, len);
+}
+
+#define CHECK_LAUNCH(i)                                                                           \
+    static const char *check_##i(const gemm_problem *p) { return check_cfg(i, p); }               \
+    static cudaError_t launch_##i(const gemm_problem *p, cudaStream_t s) {                        \
+        return launch_cfg_index(i, p, s);                                                         \
+    }
+CHECK_LAUNCH(0)
+CHECK_LAUNCH(1)
+CHECK_LAUNCH(2)
+CHECK_LAUNCH(3)
+#undef CHECK_LAUNCH
+static const char *(*const cfg_checks[])(const gemm_problem *) = {check_0, check_1, check_2, check_3};
+static cudaError_t (*const cfg_launches[])(const gemm_problem *, cudaStream_t) = {
+    launch_0, launch_1, launch_2, launch_3};
+
+int main(int argc, char **argv) {
+    static gemm_variant variants[1 + DISP_NCONFIGS];
+    static_assert(sizeof cfg_kernels / sizeof cfg_kernels[0] == DISP_NCONFIGS &&
+                      sizeof cfg_checks / sizeof cfg_checks[0] == DISP_NCONFIGS,
+                  "one kernel row per registry entry");
+    unsigned dtypes = 0; /* the default variant computes what some configuration computes */
+    for (int i = 0; i < DISP_NCONFIGS; ++i) dtypes |= disp_configs[i].dtypes;
+    variants[0] = {"default", "the dispatcher: picks a configuration per problem (--explain says which)",
+                   dtypes, GEMM_LAYOUT_ALL, 1, check_default, launch_default};
+    for (int i = 0; i < DISP_NCONFIGS; ++i) {
+        const disp_config *c = &disp_configs[i];
+        if (strcmp(c->name, cfg_kernels[i].name) != 0) {
+            fprintf(stderr, "08_dispatch: registry row %d is %s but its kernel row is %s\n", i,
+                    c->name, cfg_kernels[i].name);
+            return HARNESS_EXIT_CUDA;
+        }
+        variants[1 + i] = {c->name, c->summary, c->dtypes,
+                           c->fast_only ? GEMM_LAYOUT_BIT(GEMM_TN) : GEMM_LAYOUT_ALL,
+                           c->fast_only ? 8 : 1, cfg_checks[i], cfg_launches[i]};
+    }
+    static const gemm_lesson lesson = {"08_dispatch", "Dispatch: a registry of kernels, one pick per problem",
+                                       1 + DISP_NCONFIGS, variants, GEMM_LAYOUT_BIT(GEMM_TN)};
+    harness_set_explain(explain);
+    return harness_main(argc, argv, &lesson);
+}

@@ -1,0 +1,357 @@
+/* dispatch.h - lesson 08's registry of kernel configurations and the dispatcher that picks one
+ * for a problem. Host-only C (gcc and nvcc): the kernels live in gemm.cu, splitk.cuh and
+ * simt_fp32.cuh; this file says what each configuration is, what it accepts and which one a
+ * problem gets, so that the CPU tests (tests/test_dispatch_08.c) check the very same code the
+ * `default` variant runs.
+ *
+ *   disp_configs[]     the registry: tile, warps, stages, schedule, K split, what it accepts
+ *   disp_smem_bytes    dynamic shared memory of one CTA of a configuration
+ *   disp_refusal       why a configuration cannot compute a problem exactly (NULL: it can)
+ *   disp_split_for     the K split a split-K configuration uses for a problem
+ *   disp_rules[]       the heuristic, one row per rule: when, what, why, what was measured
+ *   disp_choose        the configuration, split and orientation for a problem, and the rule
+ *   disp_explain       that choice as one line (./run --explain)
+ *
+ * Example (what `./run --explain --size 16x4096x4096 --dtype fp16` prints):
+ *     disp_device d = disp_device_default();       // an H200: 132 SMs, 227 KiB smem per CTA
+ *     disp_choice c;
+ *     disp_choose(&p, &d, &c);   // c.cfg = "16x128x64_s4_splitk", c.split = 12, rule "T2"
+ *
+ * Words: a configuration's problem is C = alpha * A * B^T + beta * C with A (M,K), B (N,K)
+ * (common/harness.h). "Transposed" means the dispatcher runs a configuration on the problem
+ * C^T = B * A^T (A and B swap roles, M and N swap), which turns a small N into a small M; the
+ * product then goes through the fp32 workspace and the reduction writes C (splitk.cuh).
+ */
+#ifndef LESSON08_DISPATCH_H
+#define LESSON08_DISPATCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "plan.h"
+#include "simt_plan.h"
+
+/* ---- the registry ------------------------------------------------------------------------ */
+
+typedef enum {
+    DISP_TC = 0,  /* mma.sync m16n8k16 Tensor Core kernel (gemm.cu), fp16/bf16 in, fp32 acc */
+    DISP_SIMT = 1 /* lesson 04's register-staged FFMA kernel (simt_fp32.cuh), fp32 */
+} disp_kind;
+
+/* The schedule: how the CTAs of a launch map onto the work. Values are the TC kernel's SCHED
+ * template parameter. */
+typedef enum {
+    DISP_TILE = 0,       /* one CTA per tile of C, 1-D rasterized grid */
+    DISP_PERSISTENT = 1, /* one CTA per SM slot, each walks tiles; the pipeline runs across */
+    DISP_SPLITK = 2      /* one CTA per (tile, K split): grid (tiles, splits); with more than one
+                            split (or transposed) each writes fp32 partial sums to the workspace
+                            and splitk_reduce applies the epilogue once */
+} disp_sched;
+
+typedef struct disp_config {
+    const char *name; /* the variant name (./run --variant NAME) */
+    disp_kind kind;
+    unsigned dtypes;               /* GEMM_DT_BIT mask */
+    int bm, bn, bk;                /* CTA tile (BLK_M, BLK_N, BLK_K) */
+    int warps_m, warps_n;          /* warps along M and N (warp tile = bm/warps_m x bn/warps_n) */
+    int stages;                    /* smem stages of the pipeline (SIMT: 2 register-staged buffers) */
+    disp_sched sched;
+    int split;     /* K split: 1 never split, 0 chosen per problem (disp_split_for), S fixed */
+    int fast_only; /* 1: only the 16-byte cp.async path: A and B K-major (layout TN), lda, ldb
+                      (and ldc, offsets: the harness's align) multiples of 8, 16-byte bases */
+    int ctas_per_sm; /* CTAs one SM holds (smem and registers, sm_90; the kernel's launch
+                        bounds promise at least min_blocks). The GPU's own count replaces it
+                        at run time (cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
+    int min_blocks;  /* __launch_bounds__ min CTAs per SM: registers per thread <= 65536 /
+                        (threads * min_blocks), at most 255 */
+    const char *summary;
+} disp_config;
+
+#define DISP_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
+#define DISP_FP32 GEMM_DT_BIT(GEMM_FP32)
+
+/* The registry, in the order of ./run --list (after `default`). ctas_per_sm: from the smem
+ * (228 KiB per SM on sm_90, 1 KiB of it reserved per CTA) and ptxas's register counts
+ * (build/08_dispatch/ptxas.txt). */
+static const disp_config disp_configs[] = {
+    {"128x256x64_s3_persistent", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_PERSISTENT, 1, 0,
+     1, 1,
+     "128x256x64_s3 with one CTA per SM walking tiles: the pipeline runs on across tiles; "
+     "216 KiB smem (C staging of its own)"},
+    {"128x256x64_s3", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_TILE, 1, 0, 1, 1,
+     "lesson 07's 128x256x64_s3 on a rasterized 1-D grid, any layout/alignment"},
+    {"128x128x64_s3", DISP_TC, DISP_HALVES, 128, 128, 64, 2, 2, 3, DISP_TILE, 1, 0, 2, 1,
+     "lesson 07's 128x128x64_s3 on a rasterized 1-D grid, any layout/alignment"},
+    {"128x128x32_s4", DISP_TC, DISP_HALVES, 128, 128, 32, 2, 2, 4, DISP_TILE, 1, 0, 2, 1,
+     "lesson 07's 128x128x32_s4 on a rasterized 1-D grid, any layout/alignment"},
+};
+#define DISP_NCONFIGS ((int)(sizeof disp_configs / sizeof disp_configs[0]))
+
+/* The fp32 workspace of split-K partial sums (a __device__ array in gemm.cu: no launch
+ * allocates). A split of S over an (M,N) problem needs S*M*N floats. */
+#define DISP_WS_BYTES (32LL << 20)
+#define DISP_MAX_SPLIT 16 /* most K splits of one launch */
+
+/* Index of the configuration named `name`, or -1. */
+static inline int disp_find(const char *name) {
+    for (int i = 0; i < DISP_NCONFIGS; ++i)
+        if (!strcmp(disp_configs[i].name, name)) return i;
+    return -1;
+}
+
+static inline int disp_threads(const disp_config *c) { return 32 * c->warps_m * c->warps_n; }
+
+/* Dynamic smem of one CTA, bytes. TC: STAGES x (BM + BN) rows of the swizzled smem tile (2
+ * bytes per element), plus (persistent) one C staging block of (WTM, WTN + 8) halves per warp.
+ * SIMT: 2 buffers of the transposed tiles (BK x (BM + P4_PAD) + BK x (BN + P4_PAD) floats). */
+static inline long long disp_smem_bytes(const disp_config *c) {
+    if (c->kind == DISP_SIMT)
+        return 2LL * (c->bk * (c->bm + P4_PAD) + c->bk * (c->bn + P4_PAD)) * 4;
+    const long long st = (long long)c->stages *
+                         (plan_smem_stage(c->bm, c->bk) + plan_smem_stage(c->bn, c->bk)) * 2;
+    const int warps = c->warps_m * c->warps_n;
+    return st + (c->sched == DISP_PERSISTENT
+                     ? (long long)warps * plan_cstage_size(c->bm / c->warps_m, c->bn / c->warps_n) * 2
+                     : 0);
+}
+
+/* Registers per thread the launch bounds allow. */
+static inline int disp_max_regs(const disp_config *c) {
+    const int r = 65536 / (disp_threads(c) * c->min_blocks);
+    return r > 255 ? 255 : r;
+}
+
+/* ---- the device the dispatcher plans for ------------------------------------------------- */
+
+typedef struct disp_device {
+    int sms;                        /* multiprocessors */
+    int smem_optin;                 /* bytes of smem one CTA may have (opt-in maximum) */
+    int ctas_per_sm[DISP_NCONFIGS]; /* CTAs of each configuration one SM holds */
+    int measured;                   /* 1: read off a GPU; 0: the H200 values below */
+} disp_device;
+
+/* An H200 (sm_90: 132 SMs, 227 KiB per CTA), with the registry's CTAs per SM: what the CPU
+ * tests and `--explain` without a GPU plan for. */
+static inline disp_device disp_device_default(void) {
+    disp_device d;
+    memset(&d, 0, sizeof d);
+    d.sms = 132;
+    d.smem_optin = 227 * 1024;
+    for (int i = 0; i < DISP_NCONFIGS; ++i) d.ctas_per_sm[i] = disp_configs[i].ctas_per_sm;
+    return d;
+}
+
+/* ---- what a configuration accepts ---------------------------------------------------------- */
+
+static inline long long disp_ceil(long long a, long long b) { return (a + b - 1) / b; }
+static inline long long disp_tiles(const disp_config *c, int m, int n) {
+    return disp_ceil(m, c->bm) * disp_ceil(n, c->bn);
+}
+
+/* 1 when A and B can take the 16-byte cp.async path: both K-major, lda and ldb multiples of 8
+ * halves, 16-byte aligned bases (NULL pointers, as when a request is planned, count as
+ * aligned: the harness checks the request's offsets against the variant's align). */
+static inline int disp_fast_path(const gemm_problem *p) {
+    return p->a_kmajor && p->b_kmajor && p->lda % 8 == 0 && p->ldb % 8 == 0 &&
+           ((uintptr_t)p->A & 15) == 0 && ((uintptr_t)p->B & 15) == 0;
+}
+
+/* Why configuration c cannot compute problem p exactly with a K split of `split` (1: none) on
+ * device d, as one line into buf; NULL when it can. Checked before any launch: by the variant
+ * (its check callback, with the split disp_split_for picks), by the dispatcher for every
+ * candidate, and by the CPU tests over all shapes.
+ *   e.g. "needs A and B K-major (layout TN); the default variant takes every layout" */
+static inline const char *disp_refusal(const disp_config *c, const gemm_problem *p, int split,
+                                       const disp_device *d, char *buf, size_t len) {
+    const long long ktiles = disp_ceil(p->k, c->bk);
+    if (!(c->dtypes & GEMM_DT_BIT(p->dtype))) {
+        snprintf(buf, len, "computes %s only", c->kind == DISP_SIMT ? "fp32" : "fp16 and bf16");
+        return buf;
+    }
+    if (c->fast_only && !(p->a_kmajor && p->b_kmajor)) {
+        snprintf(buf, len, "needs A and B K-major (layout TN); the default variant takes every layout");
+        return buf;
+    }
+    if (c->fast_only && (p->lda % 8 || p->ldb % 8 || ((uintptr_t)p->A & 15) || ((uintptr_t)p->B & 15))) {
+        snprintf(buf, len, "needs lda and ldb multiples of 8 and 16-byte aligned A and B (16-byte "
+                 "cp.async); the default variant takes any alignment");
+        return buf;
+    }
+    if (c->kind == DISP_SIMT && (p->lda >= P4_MAX_LD || p->ldb >= P4_MAX_LD)) {
+        snprintf(buf, len, "lda and ldb must be below 2^22 (32-bit offsets inside a tile)");
+        return buf;
+    }
+    if (disp_tiles(c, p->m, p->n) > 2147483647LL) {
+        snprintf(buf, len, "M*N too large: more than 2^31-1 CTA tiles");
+        return buf;
+    }
+    if (split < 1 || (split > 1 && c->sched != DISP_SPLITK)) {
+        snprintf(buf, len, "has no K split (asked for %d)", split);
+        return buf;
+    }
+    if (split > DISP_MAX_SPLIT) {
+        snprintf(buf, len, "K split %d is more than %d", split, DISP_MAX_SPLIT);
+        return buf;
+    }
+    if (split > ktiles) {
+        snprintf(buf, len, "K split %d needs at least %d K tiles of %d (K > %d); K = %d has %lld",
+                 split, split, c->bk, (split - 1) * c->bk, p->k, ktiles);
+        return buf;
+    }
+    if (split > 1 && (long long)split * p->m * p->n * 4 > DISP_WS_BYTES) {
+        snprintf(buf, len, "K split %d of %dx%d needs %lld MiB of workspace, more than the %lld MiB",
+                 split, p->m, p->n, ((long long)split * p->m * p->n * 4) >> 20, DISP_WS_BYTES >> 20);
+        return buf;
+    }
+    if (d && disp_smem_bytes(c) > d->smem_optin) {
+        snprintf(buf, len, "needs %lld KiB of shared memory per CTA, this GPU allows %d KiB; the "
+                 "default variant picks one that fits",
+                 disp_smem_bytes(c) / 1024, d->smem_optin / 1024);
+        return buf;
+    }
+    return NULL;
+}
+
+/* ---- K split ---------------------------------------------------------------------------- */
+
+/* Fewest K tiles one split keeps (a split is also a prologue, an epilogue and a partial sum
+ * written and read back; measurement pending, see disp_rules). */
+#define DISP_MIN_KT_TC 4    /* 256 of K with BK = 64 */
+#define DISP_MIN_KT_SIMT 16 /* 128 of K with BK = 8 */
+
+/* The K split configuration ci uses for an (m, n, k) problem on device d: its fixed split, or
+ * (split 0) as many as fill the GPU's CTA slots once (slots / tiles), no more than leave each
+ * split DISP_MIN_KT_* K tiles, DISP_MAX_SPLIT, and what fits the workspace; at least 1. */
+static inline int disp_split_for(int ci, int m, int n, int k, const disp_device *d) {
+    const disp_config *c = &disp_configs[ci];
+    if (c->split) return c->split;
+    const long long tiles = disp_tiles(c, m, n), ktiles = disp_ceil(k, c->bk);
+    const long long slots = (long long)d->sms * (d->ctas_per_sm[ci] > 0 ? d->ctas_per_sm[ci] : 1);
+    long long s = slots / tiles;
+    const long long by_k = ktiles / (c->kind == DISP_SIMT ? DISP_MIN_KT_SIMT : DISP_MIN_KT_TC);
+    const long long by_ws = DISP_WS_BYTES / (4LL * m * n);
+    if (s > by_k) s = by_k;
+    if (s > DISP_MAX_SPLIT) s = DISP_MAX_SPLIT;
+    if (s > by_ws) s = by_ws;
+    return s < 1 ? 1 : (int)s;
+}
+
+/* ---- the heuristic ------------------------------------------------------------------------ */
+
+/* What the dispatcher decided for one problem. */
+typedef struct disp_choice {
+    int cfg;        /* index into disp_configs */
+    int split;      /* K split (1: none) */
+    int transposed; /* 1: run on C^T = B * A^T (through the workspace) */
+    int rule;       /* index into disp_rules; -1 when the fallback picked */
+} disp_choice;
+
+/* What a rule sees of a problem: the extents of the problem as the rule would run it. */
+typedef struct disp_in {
+    const gemm_problem *p;
+    const disp_device *d;
+    int fast; /* disp_fast_path(p) */
+} disp_in;
+
+/* One rule: applies(in, &cfg_name, &transposed) returns 1 when the rule takes the problem and
+ * names the configuration; the dispatcher then asks disp_refusal and moves on if it declines.
+ * when / why / measured are the rule's row in the lesson's table (README.md; the CPU test
+ * checks every id appears there). measured names the run behind the rule, or "pending". */
+typedef struct disp_rule {
+    const char *id;
+    const char *when;
+    const char *why;
+    const char *measured;
+    int (*applies)(const disp_in *in, const char **cfg, int *transposed);
+} disp_rule;
+
+static inline long long disp_tiles_of(const char *name, int m, int n) {
+    return disp_tiles(&disp_configs[disp_find(name)], m, n);
+}
+
+/* T1: A or B cannot take the 16-byte cp.async path: the generic (gathering) path. */
+static inline int disp_rule_t_generic(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || in->fast) return 0;
+    *cfg = "128x128x64_s3";
+    return 1;
+}
+/* T8: the rest. */
+static inline int disp_rule_t_large(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32) return 0;
+    *cfg = "128x256x64_s3_persistent";
+    return 1;
+}
+
+static const disp_rule disp_rules[] = {
+    {"T1", "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte aligned",
+     "only the gathering (generic) path reads such operands; 128x128 tiles put 2 CTAs on an SM, "
+     "so one CTA's 2-byte gathers overlap the other's MMAs",
+     "pending", disp_rule_t_generic},
+    {"T8", "fp16/bf16, everything else (large M, N)",
+     "lesson 07's fastest tile; persistent CTAs overlap a tile's epilogue with the next tile's "
+     "first loads",
+     "lesson 08 README, Measured (4096^3)", disp_rule_t_large},
+};
+#define DISP_NRULES ((int)(sizeof disp_rules / sizeof disp_rules[0]))
+
+/* The choice for problem p on device d: the first rule that applies and whose configuration
+ * accepts p (disp_refusal with the split disp_split_for picks); if none does (a GPU with too
+ * little smem for the rule's tile, say), the first configuration of the registry that
+ * accepts p without a split. Returns 0, or -1 when no configuration accepts p (the CPU tests
+ * check that every shape, layout and dtype finds one). */
+static inline int disp_choose(const gemm_problem *p, const disp_device *d, disp_choice *out) {
+    char why[256];
+    disp_in in = {p, d, disp_fast_path(p)};
+    for (int r = 0; r < DISP_NRULES; ++r) {
+        const char *name = NULL;
+        int t = 0;
+        if (!disp_rules[r].applies(&in, &name, &t)) continue;
+        const int ci = disp_find(name);
+        if (ci < 0) continue;
+        gemm_problem q = *p; /* the problem the configuration runs: transposed or not */
+        if (t) {
+            q.m = p->n; q.n = p->m;
+            q.A = p->B; q.B = p->A;
+            q.lda = p->ldb; q.ldb = p->lda;
+            q.a_kmajor = p->b_kmajor; q.b_kmajor = p->a_kmajor;
+        }
+        const int s = disp_split_for(ci, q.m, q.n, q.k, d);
+        if (t && (long long)q.m * q.n * 4 > DISP_WS_BYTES) continue; /* no room to transpose */
+        if (disp_refusal(&disp_configs[ci], &q, s, d, why, sizeof why)) continue;
+        out->cfg = ci;
+        out->split = s;
+        out->transposed = t;
+        out->rule = r;
+        return 0;
+    }
+    for (int ci = 0; ci < DISP_NCONFIGS; ++ci)
+        if (!disp_refusal(&disp_configs[ci], p, 1, d, why, sizeof why)) {
+            out->cfg = ci;
+            out->split = 1;
+            out->transposed = 0;
+            out->rule = -1;
+            return 0;
+        }
+    return -1;
+}
+
+/* The choice for p as one line (no newline), e.g.
+ *   "16x128x64_s4_splitk, K split 12 (rule T2: fp16/bf16, M <= 16: ...)" */
+static inline int disp_explain(const gemm_problem *p, const disp_device *d, char *buf, size_t len) {
+    disp_choice c;
+    if (disp_choose(p, d, &c)) return snprintf(buf, len, "no configuration accepts this problem");
+    char split[48] = "";
+    if (c.split > 1) snprintf(split, sizeof split, ", K split %d", c.split);
+    const char *tr = c.transposed ? ", on C^T = B*A^T" : "";
+    if (c.rule < 0)
+        return snprintf(buf, len, "%s%s%s (fallback: the first configuration that accepts it)",
+                        disp_configs[c.cfg].name, split, tr);
+    return snprintf(buf, len, "%s%s%s (rule %s: %s)", disp_configs[c.cfg].name, split, tr,
+                    disp_rules[c.rule].id, disp_rules[c.rule].when);
+}
+
+#endif /* LESSON08_DISPATCH_H */

@@ -1,0 +1,248 @@
+/* test_dispatch_08.c - CPU proofs for lesson 08's registry and dispatcher
+ * (lessons/08_dispatch/dispatch.h), Criterion. The device is the H200 of disp_device_default
+ * (132 SMs, 227 KiB per CTA, the registry's CTAs per SM).
+ *
+ *   - the registry: unique names, smem as plan.h computes it and within the GPU, CTAs per SM
+ *     that the smem allows, threads and register caps;
+ *   - which configuration (split, orientation, rule) each shape of the suite
+ *     (plots/data/shapes.txt) and a few more get;
+ *   - every shape of a grid over 1..65536 in every layout, dtype and alignment gets a
+ *     configuration that accepts it (disp_refusal says NULL for what it will run);
+ *   - the split-K partition: every (tile, K tile) pair computed exactly once, no split empty;
+ *   - every rule is a row of the lesson's README table; --explain's line names the rule.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "../lessons/08_dispatch/dispatch.h"
+
+/* A problem as the harness makes it (make_problem), with 256-byte aligned stand-in bases plus
+ * `offset` elements and `pad` extra elements on every leading dimension. */
+static gemm_problem problem(int m, int n, int k, gemm_dtype dt, gemm_layout l, int pad, int offset) {
+    gemm_problem p;
+    memset(&p, 0, sizeof p);
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.layout = l;
+    p.dtype = p.c_dtype = dt;
+    p.alpha = 1.0f;
+    p.a_kmajor = l == GEMM_TN || l == GEMM_TT;
+    p.b_kmajor = l == GEMM_TN || l == GEMM_NN;
+    p.lda = (p.a_kmajor ? k : m) + pad;
+    p.ldb = (p.b_kmajor ? k : n) + pad;
+    p.ldc = n + pad;
+    const uintptr_t off = (uintptr_t)offset * (dt == GEMM_FP32 ? 4 : 2);
+    p.A = (const void *)(0x100000 + off);
+    p.B = (const void *)(0x200000 + off);
+    p.C = (void *)(0x300000 + off);
+    return p;
+}
+
+static disp_device dev(void) { return disp_device_default(); }
+
+Test(registry, names_smem_and_occupancy) {
+    cr_assert_gt(DISP_NCONFIGS, 0);
+    for (int i = 0; i < DISP_NCONFIGS; ++i) {
+        const disp_config *c = &disp_configs[i];
+        cr_assert_eq(disp_find(c->name), i, "%s: names must be unique", c->name);
+        const long long smem = disp_smem_bytes(c);
+        cr_assert_leq(smem, 227 * 1024, "%s: %lld bytes of smem", c->name, smem);
+        /* the SM's 228 KiB hold ctas_per_sm CTAs, each with 1 KiB reserved */
+        cr_assert_geq(c->ctas_per_sm, 1, "%s", c->name);
+        cr_assert_leq(c->ctas_per_sm * (smem + 1024), 228 * 1024, "%s: %d CTAs of %lld bytes",
+                      c->name, c->ctas_per_sm, smem);
+        cr_assert_leq(disp_threads(c), 1024);
+        cr_assert_leq(c->ctas_per_sm * disp_threads(c), 2048, "%s: threads per SM", c->name);
+        cr_assert_geq(c->ctas_per_sm, c->min_blocks, "%s: launch bounds promise %d CTAs", c->name,
+                      c->min_blocks);
+        cr_assert(c->dtypes != 0 && (c->dtypes & ~(unsigned)GEMM_DT_ALL) == 0);
+        cr_assert(c->split == 1 || c->sched == DISP_SPLITK, "%s: only split-K splits", c->name);
+        cr_assert_leq(c->split, DISP_MAX_SPLIT);
+        cr_assert(c->bm % (16 * c->warps_m) == 0 || c->kind == DISP_SIMT, "%s", c->name);
+    }
+    /* the smem the persistent kernel was measured with: 3 stages of 128x256x64 + 8 staging
+     * blocks (tests/test_plans_08.c computes the same from plan.h) */
+    cr_assert_eq(disp_smem_bytes(&disp_configs[disp_find("128x256x64_s3_persistent")]), 221184);
+    cr_assert_eq(disp_smem_bytes(&disp_configs[disp_find("128x256x64_s3")]), 147456);
+    cr_assert_eq(disp_smem_bytes(&disp_configs[disp_find("128x128x64_s3")]), 98304);
+    cr_assert_eq(disp_smem_bytes(&disp_configs[disp_find("128x128x32_s4")]), 65536);
+}
+
+/* the expected choice of one shape */
+typedef struct {
+    int m, n, k;
+    gemm_dtype dt;
+    gemm_layout l;
+    const char *cfg;
+    int split; /* 0: do not check */
+    int transposed;
+    const char *rule;
+} want;
+
+static void check_want(const want *w) {
+    const disp_device d = dev();
+    gemm_problem p = problem(w->m, w->n, w->k, w->dt, w->l, 0, 0);
+    disp_choice c;
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_str_eq(disp_configs[c.cfg].name, w->cfg, "%dx%dx%d %d: %s, want %s", w->m, w->n,
+                     w->k, (int)w->dt, disp_configs[c.cfg].name, w->cfg);
+    if (w->split)
+        cr_assert_eq(c.split, w->split, "%dx%dx%d: split %d, want %d", w->m, w->n, w->k, c.split,
+                     w->split);
+    cr_assert_eq(c.transposed, w->transposed, "%dx%dx%d: transposed %d", w->m, w->n, w->k,
+                 c.transposed);
+    cr_assert(c.rule >= 0, "%dx%dx%d: picked by the fallback", w->m, w->n, w->k);
+    cr_assert_str_eq(disp_rules[c.rule].id, w->rule, "%dx%dx%d: rule %s, want %s", w->m, w->n,
+                     w->k, disp_rules[c.rule].id, w->rule);
+}
+
+Test(choose, generic_path_for_other_layouts) {
+    static const want ws[] = {
+        {4096, 4096, 4096, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "T1"},
+        {4096, 4096, 4096, GEMM_BF16, GEMM_NT, "128x128x64_s3", 1, 0, "T1"},
+        {4096, 4096, 4096, GEMM_FP16, GEMM_TT, "128x128x64_s3", 1, 0, "T1"},
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+    /* TN with an odd lda also gathers */
+    const disp_device d = dev();
+    gemm_problem p = problem(4093, 4093, 4093, GEMM_FP16, GEMM_TN, 0, 0);
+    disp_choice c;
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_str_eq(disp_rules[c.rule].id, "T1");
+    p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 1); /* A, B, C one element off */
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_str_eq(disp_rules[c.rule].id, "T1");
+}
+
+Test(choose, large_tn_problems_take_the_persistent_kernel) {
+    static const want ws[] = {
+        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {8192, 8192, 8192, GEMM_BF16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+}
+
+/* Extents of the "every shape" grid: edges of every tile size, odd and huge values. */
+static const int extents[] = {1,   2,   7,    8,    9,    15,   16,   17,    31,    32,    33,
+                              63,  64,  65,   100,  127,  128,  129,  255,   256,   257,   1000,
+                              2048, 4093, 4096, 4104, 14336, 16384, 32768, 65535, 65536};
+#define NEXT ((int)(sizeof extents / sizeof extents[0]))
+
+Test(choose, every_shape_layout_dtype_and_alignment_gets_a_configuration_that_accepts_it) {
+    const disp_device d = dev();
+    long long n = 0, want_n = 0;
+    char why[256];
+    unsigned dts = 0; /* the dtypes the default variant claims: what some configuration computes */
+    for (int i = 0; i < DISP_NCONFIGS; ++i) dts |= disp_configs[i].dtypes;
+    for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
+        if (dts & GEMM_DT_BIT(dt)) want_n += 4LL * 3 * NEXT * NEXT * NEXT;
+    for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
+        if (dts & GEMM_DT_BIT(dt))
+        for (int l = 0; l < GEMM_NLAYOUTS; ++l)
+            for (int al = 0; al < 3; ++al) /* aligned, pad 1, offset 1 */
+                for (int i = 0; i < NEXT; ++i)
+                    for (int j = 0; j < NEXT; ++j)
+                        for (int k = 0; k < NEXT; ++k) {
+                            gemm_problem p = problem(extents[i], extents[j], extents[k],
+                                                     (gemm_dtype)dt, (gemm_layout)l, al == 1, al == 2);
+                            disp_choice c;
+                            cr_assert_eq(disp_choose(&p, &d, &c), 0, "%dx%dx%d dt %d layout %d",
+                                         p.m, p.n, p.k, dt, l);
+                            gemm_problem q = p;
+                            if (c.transposed) {
+                                q.m = p.n; q.n = p.m; q.A = p.B; q.B = p.A; q.lda = p.ldb;
+                                q.ldb = p.lda; q.a_kmajor = p.b_kmajor; q.b_kmajor = p.a_kmajor;
+                                cr_assert_leq(4LL * q.m * q.n, DISP_WS_BYTES);
+                            }
+                            const char *r = disp_refusal(&disp_configs[c.cfg], &q, c.split, &d,
+                                                         why, sizeof why);
+                            cr_assert_null(r, "%dx%dx%d dt %d layout %d: %s refuses: %s", p.m,
+                                           p.n, p.k, dt, l, disp_configs[c.cfg].name, r);
+                            cr_assert(c.rule >= 0, "%dx%dx%d: no rule took it", p.m, p.n, p.k);
+                            ++n;
+                        }
+    cr_assert_eq(n, want_n);
+}
+
+Test(choose, a_gpu_with_less_smem_gets_tiles_that_fit) {
+    disp_device d = dev();
+    d.smem_optin = 99 * 1024; /* sm_86 / sm_89 */
+    gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0);
+    disp_choice c;
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_leq(disp_smem_bytes(&disp_configs[c.cfg]), 99 * 1024, "%s", disp_configs[c.cfg].name);
+}
+
+Test(refusal, one_line_reasons) {
+    const disp_device d = dev();
+    char why[256];
+    gemm_problem p = problem(64, 64, 64, GEMM_FP32, GEMM_TN, 0, 0);
+    const disp_config *tc = &disp_configs[disp_find("128x128x64_s3")];
+    cr_assert_str_eq(disp_refusal(tc, &p, 1, &d, why, sizeof why), "computes fp16 and bf16 only");
+    p = problem(64, 64, 64, GEMM_FP16, GEMM_TN, 0, 0);
+    cr_assert_null(disp_refusal(tc, &p, 1, &d, why, sizeof why));
+    cr_assert_not_null(disp_refusal(tc, &p, 2, &d, why, sizeof why)); /* not a split-K kernel */
+    disp_device small = d;
+    small.smem_optin = 99 * 1024;
+    const disp_config *pe = &disp_configs[disp_find("128x256x64_s3_persistent")];
+    const char *r = disp_refusal(pe, &p, 1, &small, why, sizeof why);
+    cr_assert_not_null(r);
+    cr_assert(strstr(r, "216 KiB") && strstr(r, "99 KiB"), "%s", r);
+    cr_assert_null(strchr(r, '\n'));
+}
+
+/* ---- split-K ------------------------------------------------------------------------------ */
+
+Test(splitk, every_tile_and_k_tile_exactly_once) {
+    static int hit[4096];
+    for (int ktiles = 1; ktiles <= 300; ++ktiles)
+        for (int splits = 1; splits <= DISP_MAX_SPLIT && splits <= ktiles; ++splits) {
+            memset(hit, 0, sizeof hit);
+            int lo = ktiles, hi = 0;
+            for (int s = 0; s < splits; ++s) {
+                int kt0, kt1;
+                plan_split(ktiles, splits, s, &kt0, &kt1);
+                cr_assert(kt0 < kt1, "ktiles %d splits %d: split %d is empty", ktiles, splits, s);
+                if (kt1 - kt0 < lo) lo = kt1 - kt0;
+                if (kt1 - kt0 > hi) hi = kt1 - kt0;
+                for (int kt = kt0; kt < kt1; ++kt) {
+                    cr_assert(kt >= 0 && kt < ktiles);
+                    ++hit[kt];
+                }
+            }
+            for (int kt = 0; kt < ktiles; ++kt)
+                cr_assert_eq(hit[kt], 1, "ktiles %d splits %d: K tile %d computed %d times",
+                             ktiles, splits, kt, hit[kt]);
+            cr_assert_leq(hi - lo, 1, "ktiles %d splits %d: unbalanced", ktiles, splits);
+        }
+    int a, b;
+    plan_split(10, 4, 1, &a, &b);
+    cr_assert(a == 2 && b == 5);
+    plan_split(10, 4, 3, &a, &b);
+    cr_assert(a == 7 && b == 10);
+}
+
+/* ---- the lesson's table ------------------------------------------------------------------- */
+
+Test(rules, every_rule_is_in_the_readme_and_explain_names_it) {
+    FILE *f = fopen("lessons/08_dispatch/README.md", "r");
+    cr_assert_not_null(f, "run from the repository root");
+    static char text[1 << 17];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    for (int r = 0; r < DISP_NRULES; ++r) {
+        char row[32];
+        snprintf(row, sizeof row, "| %s |", disp_rules[r].id);
+        cr_assert_not_null(strstr(text, row), "README has no table row '%s'", row);
+        cr_assert(strlen(disp_rules[r].when) > 0 && strlen(disp_rules[r].why) > 0 &&
+                  strlen(disp_rules[r].measured) > 0);
+        for (int q = 0; q < r; ++q) cr_assert_str_neq(disp_rules[q].id, disp_rules[r].id);
+    }
+    const disp_device d = dev();
+    gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0);
+    char line[512];
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert_not_null(strstr(line, "128x256x64_s3_persistent (rule T8: "), "%s", line);
+}
