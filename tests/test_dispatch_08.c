@@ -115,6 +115,122 @@ Test(choose, generic_path_for_other_layouts) {
     cr_assert_str_eq(disp_rules[c.rule].id, "T1");
 }
 
+/* The suite (plots/data/shapes.txt) in fp16 TN, on the H200 of disp_device_default. */
+static const want suite[] = {
+        {16, 4096, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 12, 0, "T2"},
+        {64, 4096, 4096, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
+        {128, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 8, 0, "T6"},
+        {128, 14336, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
+        {512, 512, 512, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
+        {1024, 1024, 1024, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
+        {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"},
+        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {8192, 8192, 8192, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {1024, 1024, 16384, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
+        {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {4096, 4096, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {8192, 8192, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {2048, 14336, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {4096, 4096, 4104, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {4093, 4093, 4093, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T1"}, /* odd lda */
+};
+#define NSUITE ((int)(sizeof suite / sizeof suite[0]))
+
+Test(choose, the_shape_suite) {
+    for (int i = 0; i < NSUITE; ++i) check_want(&suite[i]);
+}
+
+/* plots/data/shapes.txt is the suite above, shape for shape. */
+Test(choose, the_suite_file_is_the_tested_suite) {
+    FILE *f = fopen("plots/data/shapes.txt", "r");
+    cr_assert_not_null(f, "run from the repository root");
+    char line[256];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        int m, nn, k;
+        cr_assert_eq(sscanf(line, "%dx%dx%d", &m, &nn, &k), 3, "bad line: %s", line);
+        cr_assert_lt(n, NSUITE, "shapes.txt has more shapes than the test");
+        cr_assert(suite[n].m == m && suite[n].n == nn && suite[n].k == k, "shape %d: %s", n, line);
+        ++n;
+    }
+    fclose(f);
+    cr_assert_eq(n, NSUITE);
+}
+
+/* The suite in fp32 (lesson 04's SIMT kernel, split or not). */
+Test(choose, the_shape_suite_fp32) {
+    static const want ws[] = {
+        {16, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_32x64x8_2w", 12, 0, "F1"},
+        {64, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 8, 0, "F3"},
+        {128, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 8, 0, "F3"},
+        {128, 14336, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 2, 0, "F3"},
+        {512, 512, 512, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},
+        {1024, 1024, 1024, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},
+        {2048, 2048, 2048, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
+        {4096, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
+        {1024, 1024, 16384, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},
+        {8192, 1024, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
+        {4093, 4093, 4093, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
+        {4096, 8, 4096, GEMM_FP32, GEMM_NN, "simt_32x64x8_2w", 12, 1, "F2"},
+        {1, 1, 1, GEMM_FP32, GEMM_TT, "simt_32x64x8_2w", 1, 0, "F1"},
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+}
+
+/* Past the suite: other small M, the transposed small N, big K with small M*N. */
+Test(choose, small_m_small_n_and_deep_k) {
+    static const want ws[] = {
+        {1, 4096, 4096, GEMM_BF16, GEMM_TN, "16x128x64_s4_splitk", 12, 0, "T2"},
+        {8, 11008, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 4, 0, "T2"},
+        {32, 4096, 11008, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
+        {16, 65536, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 1, 0, "T2"}, /* 512 tiles */
+        {4096, 16, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 12, 1, "T4"},
+        {4096, 1, 704, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 2, 1, "T4"},
+        {14336, 48, 4096, GEMM_BF16, GEMM_TN, "64x128x64_s3_splitk", 2, 1, "T5"},
+        {256, 256, 65536, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 16, 0, "T6"},
+        {96, 96, 96, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 2 K tiles: no split */
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+}
+
+/* Every split the dispatcher picks computes every (tile, K tile) pair of the problem exactly
+ * once: simulate the (tiles, splits) grid of each split-K choice over the extents grid. */
+Test(splitk, the_grid_of_every_choice_covers_every_tile_and_k_tile_once) {
+    const disp_device d = dev();
+    static unsigned char hit[1 << 22];
+    static const int ms[] = {1, 16, 17, 64, 100, 128, 129, 512, 1000, 4096};
+    static const int ks[] = {1, 63, 64, 65, 256, 705, 4096, 16384};
+    int checked = 0;
+    for (unsigned a = 0; a < sizeof ms / sizeof ms[0]; ++a)
+        for (unsigned b = 0; b < sizeof ms / sizeof ms[0]; ++b)
+            for (unsigned kk = 0; kk < sizeof ks / sizeof ks[0]; ++kk) {
+                gemm_problem p = problem(ms[a], ms[b], ks[kk], GEMM_FP16, GEMM_TN, 0, 0);
+                disp_choice c;
+                cr_assert_eq(disp_choose(&p, &d, &c), 0);
+                if (c.split == 1) continue;
+                const disp_config *cf = &disp_configs[c.cfg];
+                const gemm_problem q = c.transposed ? disp_transpose(&p) : p;
+                const long long tiles = disp_tiles(cf, q.m, q.n), kt = disp_ceil(q.k, cf->bk);
+                cr_assert_leq(tiles * kt, (long long)sizeof hit);
+                memset(hit, 0, (size_t)(tiles * kt));
+                for (long long t = 0; t < tiles; ++t)
+                    for (int s = 0; s < c.split; ++s) { /* CTA (t, s) of the grid */
+                        int kt0, kt1;
+                        plan_split((int)kt, c.split, s, &kt0, &kt1);
+                        cr_assert(kt0 < kt1);
+                        for (int k = kt0; k < kt1; ++k) ++hit[t * kt + k];
+                    }
+                for (long long e = 0; e < tiles * kt; ++e)
+                    cr_assert_eq(hit[e], 1, "%dx%dx%d split %d: (tile, K tile) %lld done %d times",
+                                 p.m, p.n, p.k, c.split, e, hit[e]);
+                /* the workspace holds every slice */
+                cr_assert_leq((long long)c.split * q.m * q.n * 4, DISP_WS_BYTES);
+                ++checked;
+            }
+    cr_assert_gt(checked, 20);
+}
+
 Test(choose, large_tn_problems_take_the_persistent_kernel) {
     static const want ws[] = {
         {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
@@ -135,6 +251,7 @@ Test(choose, every_shape_layout_dtype_and_alignment_gets_a_configuration_that_ac
     char why[256];
     unsigned dts = 0; /* the dtypes the default variant claims: what some configuration computes */
     for (int i = 0; i < DISP_NCONFIGS; ++i) dts |= disp_configs[i].dtypes;
+    cr_assert_eq(dts, GEMM_DT_ALL, "every dtype has a configuration");
     for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
         if (dts & GEMM_DT_BIT(dt)) want_n += 4LL * 3 * NEXT * NEXT * NEXT;
     for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
@@ -240,9 +357,84 @@ Test(rules, every_rule_is_in_the_readme_and_explain_names_it) {
                   strlen(disp_rules[r].measured) > 0);
         for (int q = 0; q < r; ++q) cr_assert_str_neq(disp_rules[q].id, disp_rules[r].id);
     }
+    for (int i = 0; i < DISP_NCONFIGS; ++i) { /* and every configuration in its registry table */
+        char row[64];
+        snprintf(row, sizeof row, "| `%s` |", disp_configs[i].name);
+        cr_assert_not_null(strstr(text, row), "README's registry has no row '%s'", row);
+    }
     const disp_device d = dev();
     gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0);
     char line[512];
     disp_explain(&p, &d, line, sizeof line);
     cr_assert_not_null(strstr(line, "128x256x64_s3_persistent (rule T8: "), "%s", line);
+}
+
+/* ---- the SIMT configurations (simt_plan.h, lesson 04's layouts) --------------------------- */
+
+/* The tiles of simt_fp32.cuh's two kernels (its K_* macros) and their registry rows. */
+static const struct {
+    const char *name;
+    p4_cfg c;
+} simt_cfgs[] = {{"simt_128x128x8_4w", {128, 128, 8, 64, 64, 16, 8}},
+                 {"simt_32x64x8_2w", {32, 64, 8, 32, 32, 8, 4}}};
+
+Test(simt, partitions_cover_every_element_once) {
+    static unsigned char hit[128 * 132];
+    for (unsigned q = 0; q < sizeof simt_cfgs / sizeof simt_cfgs[0]; ++q) {
+        const p4_cfg c = simt_cfgs[q].c;
+        const int ci = disp_find(simt_cfgs[q].name);
+        cr_assert_geq(ci, 0);
+        const disp_config *r = &disp_configs[ci];
+        cr_assert(r->bm == c.blk_m && r->bn == c.blk_n && r->bk == c.blk_k &&
+                  r->warps_m == c.blk_m / c.warp_m && r->warps_n == c.blk_n / c.warp_n,
+                  "%s: registry and kernel disagree", r->name);
+        const int nthr = disp_threads(r);
+        const lay_tiled_mma mma = p4_mma(c);
+        /* C: every (m, n) of the CTA tile is one thread's accumulator exactly once, and the A
+         * and B values the thread multiplies into it are row m of sA and column n of sB */
+        memset(hit, 0, sizeof hit);
+        for (int t = 0; t < nthr; ++t)
+            for (int i = 0; i < c.thr_m; ++i)
+                for (int j = 0; j < c.thr_n; ++j) {
+                    const int v = p4_c_val(c.thr_m, i, j);
+                    const int m = p4_frag_base(&mma, c, P4_FRAG_CM, t) + p4_frag_at(&mma, c, P4_FRAG_CM, v);
+                    const int n = p4_frag_base(&mma, c, P4_FRAG_CN, t) + p4_frag_at(&mma, c, P4_FRAG_CN, v);
+                    cr_assert(m >= 0 && m < c.blk_m && n >= 0 && n < c.blk_n);
+                    ++hit[m * c.blk_n + n];
+                    for (int k = 0; k < c.blk_k; ++k) {
+                        const int a = p4_frag_base(&mma, c, P4_FRAG_A, t) +
+                                      p4_frag_at(&mma, c, P4_FRAG_A, p4_a_val(c.thr_m, i, k));
+                        const int b = p4_frag_base(&mma, c, P4_FRAG_B, t) +
+                                      p4_frag_at(&mma, c, P4_FRAG_B, p4_b_val(c.thr_n, j, k));
+                        cr_assert_eq(a, m + k * (c.blk_m + P4_PAD), "%s t %d (%d,%d) k %d", r->name, t, i, j, k);
+                        cr_assert_eq(b, n + k * (c.blk_n + P4_PAD));
+                    }
+                }
+        for (int e = 0; e < c.blk_m * c.blk_n; ++e) cr_assert_eq(hit[e], 1, "%s: C element %d", r->name, e);
+        /* the copies: every (x, k) of the A and B tiles moved once in each copy mode */
+        static const int modes[] = {P4_COPY_K16, P4_COPY_X16, P4_COPY_X4};
+        for (int op = 0; op < 2; ++op) {
+            const int bx = op ? c.blk_n : c.blk_m;
+            for (unsigned mi = 0; mi < 3; ++mi) {
+                const int mode = modes[mi], vec = p4_copy_vec(mode);
+                const int nv = p4_copy_count(mode, bx, c.blk_k, nthr);
+                const lay_tiled_copy cp = p4_copy(mode, bx, c.blk_k, nthr);
+                cr_assert_eq(nv * vec, bx * c.blk_k / nthr);
+                cr_assert_leq(nv * vec, P4_MAXV, "%s: %d floats staged per thread", r->name, nv * vec);
+                cr_assert_eq(lay_tiled_copy_nval(cp), vec);
+                cr_assert_eq(lay_tiled_copy_reps(cp, bx, c.blk_k), nv);
+                memset(hit, 0, sizeof hit);
+                for (int t = 0; t < nthr; ++t)
+                    for (int v = 0; v < nv; ++v)
+                        for (int j = 0; j < vec; ++j) {
+                            int x, k;
+                            lay_tiled_copy_crd(cp, bx, c.blk_k, t, j, v, &x, &k);
+                            cr_assert(x >= 0 && x < bx && k >= 0 && k < c.blk_k);
+                            ++hit[x * c.blk_k + k];
+                        }
+                for (int e = 0; e < bx * c.blk_k; ++e)
+                    cr_assert_eq(hit[e], 1, "%s op %d mode %d: element %d", r->name, op, mode, e);
+            }
+        }
+    }
 }

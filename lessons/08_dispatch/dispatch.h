@@ -15,7 +15,8 @@
  * Example (what `./run --explain --size 16x4096x4096 --dtype fp16` prints):
  *     disp_device d = disp_device_default();       // an H200: 132 SMs, 227 KiB smem per CTA
  *     disp_choice c;
- *     disp_choose(&p, &d, &c);   // c.cfg = "16x128x64_s4_splitk", c.split = 12, rule "T2"
+ *     disp_choose(&p, &d, &c);   // disp_configs[c.cfg].name is "16x128x64_s4_splitk",
+ *                                   // c.split = 12, disp_rules[c.rule].id is "T2"
  *
  * Words: a configuration's problem is C = alpha * A * B^T + beta * C with A (M,K), B (N,K)
  * (common/harness.h). "Transposed" means the dispatcher runs a configuration on the problem
@@ -74,7 +75,8 @@ typedef struct disp_config {
 
 /* The registry, in the order of ./run --list (after `default`). ctas_per_sm: from the smem
  * (228 KiB per SM on sm_90, 1 KiB of it reserved per CTA) and ptxas's register counts
- * (build/08_dispatch/ptxas.txt). */
+ * (build/08_dispatch/ptxas.txt, CUDA 13.0, sm_90: 243-254 for the 128-row TC tiles, 178 for
+ * 64x128, 92 for 16x128, 255 for simt_128x128x8_4w, 168 for simt_32x64x8_2w). */
 static const disp_config disp_configs[] = {
     {"128x256x64_s3_persistent", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_PERSISTENT, 1, 0,
      1, 1,
@@ -86,6 +88,16 @@ static const disp_config disp_configs[] = {
      "lesson 07's 128x128x64_s3 on a rasterized 1-D grid, any layout/alignment"},
     {"128x128x32_s4", DISP_TC, DISP_HALVES, 128, 128, 32, 2, 2, 4, DISP_TILE, 1, 0, 2, 1,
      "lesson 07's 128x128x32_s4 on a rasterized 1-D grid, any layout/alignment"},
+    {"128x128x32_s4_splitk", DISP_TC, DISP_HALVES, 128, 128, 32, 2, 2, 4, DISP_SPLITK, 0, 1, 2, 1,
+     "128x128x32_s4 over (tiles, K splits), split per problem, fp32 partials + reduction; TN"},
+    {"64x128x64_s3_splitk", DISP_TC, DISP_HALVES, 64, 128, 64, 2, 2, 3, DISP_SPLITK, 0, 1, 2, 1,
+     "M <= 64: 4 warps of 32x64, 3 stages, 72 KiB smem, K split per problem; TN"},
+    {"16x128x64_s4_splitk", DISP_TC, DISP_HALVES, 16, 128, 64, 1, 4, 4, DISP_SPLITK, 0, 1, 3, 1,
+     "M <= 16: 4 warps of 16x32, 4 stages, 72 KiB smem, K split per problem; TN"},
+    {"simt_128x128x8_4w", DISP_SIMT, DISP_FP32, 128, 128, 8, 2, 2, 2, DISP_SPLITK, 0, 0, 2, 2,
+     "fp32 FFMA: lesson 04's ldg128_128x128x8_4w (4 warps of 64x64, 16x8/thread), K split"},
+    {"simt_32x64x8_2w", DISP_SIMT, DISP_FP32, 32, 64, 8, 1, 2, 2, DISP_SPLITK, 0, 0, 6, 4,
+     "fp32 FFMA, M <= 32: 2 warps of 32x32, 8x4/thread, 6.5 KiB smem, K split per problem"},
 };
 #define DISP_NCONFIGS ((int)(sizeof disp_configs / sizeof disp_configs[0]))
 
@@ -93,6 +105,21 @@ static const disp_config disp_configs[] = {
  * allocates). A split of S over an (M,N) problem needs S*M*N floats. */
 #define DISP_WS_BYTES (32LL << 20)
 #define DISP_MAX_SPLIT 16 /* most K splits of one launch */
+
+/* The problem C^T = B * A^T of problem p: A and B swap roles (and leading dimensions and
+ * majorness), M and N swap; C is not part of it (the workspace takes the product). */
+static inline gemm_problem disp_transpose(const gemm_problem *p) {
+    gemm_problem q = *p;
+    q.m = p->n;
+    q.n = p->m;
+    q.A = p->B;
+    q.B = p->A;
+    q.lda = p->ldb;
+    q.ldb = p->lda;
+    q.a_kmajor = p->b_kmajor;
+    q.b_kmajor = p->a_kmajor;
+    return q;
+}
 
 /* Index of the configuration named `name`, or -1. */
 static inline int disp_find(const char *name) {
@@ -216,21 +243,22 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
 
 /* ---- K split ---------------------------------------------------------------------------- */
 
-/* Fewest K tiles one split keeps (a split is also a prologue, an epilogue and a partial sum
- * written and read back; measurement pending, see disp_rules). */
-#define DISP_MIN_KT_TC 4    /* 256 of K with BK = 64 */
-#define DISP_MIN_KT_SIMT 16 /* 128 of K with BK = 8 */
+/* Shortest K one split keeps (a split is also a prologue, an epilogue and a partial sum
+ * written and read back; measurement pending, see disp_rules). Multiples of every BK. */
+#define DISP_MIN_SPLIT_K_TC 256
+#define DISP_MIN_SPLIT_K_SIMT 128
 
 /* The K split configuration ci uses for an (m, n, k) problem on device d: its fixed split, or
  * (split 0) as many as fill the GPU's CTA slots once (slots / tiles), no more than leave each
- * split DISP_MIN_KT_* K tiles, DISP_MAX_SPLIT, and what fits the workspace; at least 1. */
+ * split DISP_MIN_SPLIT_K_* of K (so never more splits than K tiles), DISP_MAX_SPLIT, and what
+ * fits the workspace; at least 1. */
 static inline int disp_split_for(int ci, int m, int n, int k, const disp_device *d) {
     const disp_config *c = &disp_configs[ci];
     if (c->split) return c->split;
-    const long long tiles = disp_tiles(c, m, n), ktiles = disp_ceil(k, c->bk);
+    const long long tiles = disp_tiles(c, m, n);
     const long long slots = (long long)d->sms * (d->ctas_per_sm[ci] > 0 ? d->ctas_per_sm[ci] : 1);
     long long s = slots / tiles;
-    const long long by_k = ktiles / (c->kind == DISP_SIMT ? DISP_MIN_KT_SIMT : DISP_MIN_KT_TC);
+    const long long by_k = k / (c->kind == DISP_SIMT ? DISP_MIN_SPLIT_K_SIMT : DISP_MIN_SPLIT_K_TC);
     const long long by_ws = DISP_WS_BYTES / (4LL * m * n);
     if (s > by_k) s = by_k;
     if (s > DISP_MAX_SPLIT) s = DISP_MAX_SPLIT;
@@ -272,17 +300,88 @@ static inline long long disp_tiles_of(const char *name, int m, int n) {
 }
 
 /* T1: A or B cannot take the 16-byte cp.async path: the generic (gathering) path. */
-static inline int disp_rule_t_generic(const disp_in *in, const char **cfg, int *t) {
+static inline int disp_rule_t1(const disp_in *in, const char **cfg, int *t) {
     (void)t;
     if (in->p->dtype == GEMM_FP32 || in->fast) return 0;
     *cfg = "128x128x64_s3";
     return 1;
 }
+/* T2..T5: a small M (or, transposed, a small N). */
+static inline int disp_rule_t2(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || in->p->m > 16) return 0;
+    *cfg = "16x128x64_s4_splitk";
+    return 1;
+}
+static inline int disp_rule_t3(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || in->p->m > 64) return 0;
+    *cfg = "64x128x64_s3_splitk";
+    return 1;
+}
+static inline int disp_rule_t4(const disp_in *in, const char **cfg, int *t) {
+    if (in->p->dtype == GEMM_FP32 || in->p->n > 16) return 0;
+    *cfg = "16x128x64_s4_splitk";
+    *t = 1;
+    return 1;
+}
+static inline int disp_rule_t5(const disp_in *in, const char **cfg, int *t) {
+    if (in->p->dtype == GEMM_FP32 || in->p->n > 64) return 0;
+    *cfg = "64x128x64_s3_splitk";
+    *t = 1;
+    return 1;
+}
+/* T6: so few 128x128 tiles that a K split of 2 or more fits the GPU's CTA slots. */
+static inline int disp_rule_t6(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32) return 0;
+    const int ci = disp_find("128x128x32_s4_splitk");
+    if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d) < 2) return 0;
+    *cfg = "128x128x32_s4_splitk";
+    return 1;
+}
+/* T7: fewer 128x256 tiles than SMs: the persistent kernel would leave SMs idle. */
+static inline int disp_rule_t7(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 ||
+        disp_tiles_of("128x256x64_s3_persistent", in->p->m, in->p->n) >= in->d->sms)
+        return 0;
+    *cfg = "128x128x64_s3";
+    return 1;
+}
 /* T8: the rest. */
-static inline int disp_rule_t_large(const disp_in *in, const char **cfg, int *t) {
+static inline int disp_rule_t8(const disp_in *in, const char **cfg, int *t) {
     (void)t;
     if (in->p->dtype == GEMM_FP32) return 0;
     *cfg = "128x256x64_s3_persistent";
+    return 1;
+}
+
+/* F1..F4: fp32 (the SIMT kernel takes every layout and alignment). */
+static inline int disp_rule_f1(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype != GEMM_FP32 || in->p->m > 32) return 0;
+    *cfg = "simt_32x64x8_2w";
+    return 1;
+}
+static inline int disp_rule_f2(const disp_in *in, const char **cfg, int *t) {
+    if (in->p->dtype != GEMM_FP32 || in->p->n > 32) return 0;
+    *cfg = "simt_32x64x8_2w";
+    *t = 1;
+    return 1;
+}
+static inline int disp_rule_f3(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype != GEMM_FP32) return 0;
+    const int ci = disp_find("simt_128x128x8_4w");
+    if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d) < 2) return 0;
+    *cfg = "simt_128x128x8_4w";
+    return 1;
+}
+static inline int disp_rule_f4(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype != GEMM_FP32) return 0;
+    *cfg = "simt_128x128x8_4w";
     return 1;
 }
 
@@ -290,11 +389,40 @@ static const disp_rule disp_rules[] = {
     {"T1", "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte aligned",
      "only the gathering (generic) path reads such operands; 128x128 tiles put 2 CTAs on an SM, "
      "so one CTA's 2-byte gathers overlap the other's MMAs",
-     "pending", disp_rule_t_generic},
+     "pending", disp_rule_t1},
+    {"T2", "fp16/bf16 TN, M <= 16",
+     "a 128-row tile computes 8x the rows that exist; the problem streams B (N x K) once, so "
+     "it needs every SM loading: 16-row tiles, K split until the CTAs fill the GPU",
+     "pending", disp_rule_t2},
+    {"T3", "fp16/bf16 TN, 16 < M <= 64",
+     "as T2 with 64-row tiles: 4 warps of 32x64 reuse each B fragment twice",
+     "pending", disp_rule_t3},
+    {"T4", "fp16/bf16 TN, N <= 16",
+     "T2 on C^T = B*A^T: the small N becomes the small M (through the workspace)",
+     "pending", disp_rule_t4},
+    {"T5", "fp16/bf16 TN, 16 < N <= 64", "T3 on C^T = B*A^T", "pending", disp_rule_t5},
+    {"T6", "fp16/bf16 TN, few 128x128 tiles: a K split >= 2 fits the CTA slots",
+     "the tiles alone leave SMs idle; split-K (each split >= DISP_MIN_SPLIT_K_TC of K) gives "
+     "every SM work, and the fp32 partial sums cost one extra pass over C",
+     "pending", disp_rule_t6},
+    {"T7", "fp16/bf16 TN, fewer 128x256 tiles than SMs",
+     "twice as many 128x128 tiles, 2 CTAs per SM, fill the GPU where 128x256 tiles cannot",
+     "pending", disp_rule_t7},
     {"T8", "fp16/bf16, everything else (large M, N)",
      "lesson 07's fastest tile; persistent CTAs overlap a tile's epilogue with the next tile's "
      "first loads",
-     "lesson 08 README, Measured (4096^3)", disp_rule_t_large},
+     "lesson 08 README, Measured (4096^3)", disp_rule_t8},
+    {"F1", "fp32, M <= 32",
+     "a 128-row tile computes 4x the rows that exist; 32x64 tiles, K split until the CTAs "
+     "fill the GPU",
+     "pending", disp_rule_f1},
+    {"F2", "fp32, N <= 32", "F1 on C^T = B*A^T (through the workspace)", "pending", disp_rule_f2},
+    {"F3", "fp32, few 128x128 tiles: a K split >= 2 fits the CTA slots",
+     "as T6, for lesson 04's kernel (each split >= DISP_MIN_SPLIT_K_SIMT of K)", "pending",
+     disp_rule_f3},
+    {"F4", "fp32, everything else",
+     "lesson 04's fastest fp32 kernel (ldg128_128x128x8_4w, 2 CTAs per SM)",
+     "lesson 04 README (4096^3)", disp_rule_f4},
 };
 #define DISP_NRULES ((int)(sizeof disp_rules / sizeof disp_rules[0]))
 
@@ -312,13 +440,7 @@ static inline int disp_choose(const gemm_problem *p, const disp_device *d, disp_
         if (!disp_rules[r].applies(&in, &name, &t)) continue;
         const int ci = disp_find(name);
         if (ci < 0) continue;
-        gemm_problem q = *p; /* the problem the configuration runs: transposed or not */
-        if (t) {
-            q.m = p->n; q.n = p->m;
-            q.A = p->B; q.B = p->A;
-            q.lda = p->ldb; q.ldb = p->lda;
-            q.a_kmajor = p->b_kmajor; q.b_kmajor = p->a_kmajor;
-        }
+        const gemm_problem q = t ? disp_transpose(p) : *p; /* what the configuration runs */
         const int s = disp_split_for(ci, q.m, q.n, q.k, d);
         if (t && (long long)q.m * q.n * 4 > DISP_WS_BYTES) continue; /* no room to transpose */
         if (disp_refusal(&disp_configs[ci], &q, s, d, why, sizeof why)) continue;
