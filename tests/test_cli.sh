@@ -89,5 +89,10 @@ fi
 if [ -x "$BUILD/01_naive/run" ]; then
     check "01 --explain refused" 2 "has no dispatcher" "$BUILD/01_naive/run" --explain
 fi
+# make profile without Nsight Compute or without a GPU: one line, exit 3; a bad lesson: exit 2
+if [ -x "$BUILD/08_dispatch/run" ] && { [ $has_gpu = 0 ] || ! command -v ncu >/dev/null 2>&1; }; then
+    check "profile without ncu/GPU" 3 "profile: " env NCU=/nonexistent/ncu BUILD="$BUILD" bash scripts/profile.sh 08 --size 64x64x64
+    check "profile of no lesson" 2 "no lesson matches" env BUILD="$BUILD" bash scripts/profile.sh 77
+fi
 echo "cli: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -77,7 +77,7 @@ typedef struct {
     const char *cfg;
     int split; /* 0: do not check */
     int transposed;
-    const char *rule;
+    const char *rule; /* "R1 T8": copied K-major first (rule R1), then rule T8 picked */
 } want;
 
 static void check_want(const want *w) {
@@ -93,26 +93,37 @@ static void check_want(const want *w) {
     cr_assert_eq(c.transposed, w->transposed, "%dx%dx%d: transposed %d", w->m, w->n, w->k,
                  c.transposed);
     cr_assert(c.rule >= 0, "%dx%dx%d: picked by the fallback", w->m, w->n, w->k);
-    cr_assert_str_eq(disp_rules[c.rule].id, w->rule, "%dx%dx%d: rule %s, want %s", w->m, w->n,
-                     w->k, disp_rules[c.rule].id, w->rule);
+    const int repack = !strncmp(w->rule, "R1 ", 3);
+    cr_assert_eq(c.repack, repack, "%dx%dx%d: repack %d", w->m, w->n, w->k, c.repack);
+    cr_assert_str_eq(disp_rules[c.rule].id, w->rule + 3 * repack, "%dx%dx%d: rule %s, want %s",
+                     w->m, w->n, w->k, disp_rules[c.rule].id, w->rule);
 }
 
-Test(choose, generic_path_for_other_layouts) {
+/* Operands the 16-byte copy cannot take: copied K-major first (R1) when they fit the
+ * workspace, the generic path (T1) when they do not. */
+Test(choose, other_layouts_and_unaligned_operands) {
     static const want ws[] = {
-        {4096, 4096, 4096, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "T1"},
-        {4096, 4096, 4096, GEMM_BF16, GEMM_NT, "128x128x64_s3", 1, 0, "T1"},
-        {4096, 4096, 4096, GEMM_FP16, GEMM_TT, "128x128x64_s3", 1, 0, "T1"},
+        {4096, 4096, 4096, GEMM_FP16, GEMM_NN, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
+        {4096, 4096, 4096, GEMM_BF16, GEMM_NT, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
+        {16, 4096, 4096, GEMM_FP16, GEMM_TT, "16x128x64_s4_splitk", 12, 0, "R1 T2"},
+        {4096, 16, 4096, GEMM_FP16, GEMM_NT, "16x128x64_s4_splitk", 12, 1, "R1 T4"},
+        {127, 127, 127, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "R1 T7"},
+        {8192, 8192, 8192, GEMM_FP16, GEMM_NN, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
+        {16384, 8192, 8192, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "T1"}, /* 384 MiB */
     };
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
-    /* TN with an odd lda also gathers */
     const disp_device d = dev();
-    gemm_problem p = problem(4093, 4093, 4093, GEMM_FP16, GEMM_TN, 0, 0);
+    gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 1); /* one element off */
     disp_choice c;
     cr_assert_eq(disp_choose(&p, &d, &c), 0);
-    cr_assert_str_eq(disp_rules[c.rule].id, "T1");
-    p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 1); /* A, B, C one element off */
-    cr_assert_eq(disp_choose(&p, &d, &c), 0);
-    cr_assert_str_eq(disp_rules[c.rule].id, "T1");
+    cr_assert(c.repack && !strcmp(disp_rules[c.rule].id, "T8"));
+    /* the copies: K-major, ld rounded up to 8, each 256-byte aligned in the workspace */
+    cr_assert_eq(disp_repack_ld(4093), 4096);
+    cr_assert_eq(disp_repack_ld(8), 8);
+    cr_assert_eq(disp_repack_bytes(1, 1, 1), 512);
+    cr_assert_eq(disp_repack_bytes(4093, 4093, 4093), 2LL * 4093 * 4096 * 2 + 2 * 0);
+    const gemm_problem q = disp_repacked(&p);
+    cr_assert(q.a_kmajor && q.b_kmajor && q.lda == 4096 && q.ldb == 4096 && disp_fast_path(&q));
 }
 
 /* The suite (plots/data/shapes.txt) in fp16 TN, on the H200 of disp_device_default. */
@@ -132,7 +143,7 @@ static const want suite[] = {
         {8192, 8192, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
         {2048, 14336, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
         {4096, 4096, 4104, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {4093, 4093, 4093, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T1"}, /* odd lda */
+        {4093, 4093, 4093, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "R1 T8"}, /* odd lda */
 };
 #define NSUITE ((int)(sizeof suite / sizeof suite[0]))
 
@@ -210,7 +221,7 @@ Test(splitk, the_grid_of_every_choice_covers_every_tile_and_k_tile_once) {
                 cr_assert_eq(disp_choose(&p, &d, &c), 0);
                 if (c.split == 1) continue;
                 const disp_config *cf = &disp_configs[c.cfg];
-                const gemm_problem q = c.transposed ? disp_transpose(&p) : p;
+                const gemm_problem q = disp_choice_problem(&p, &c);
                 const long long tiles = disp_tiles(cf, q.m, q.n), kt = disp_ceil(q.k, cf->bk);
                 cr_assert_leq(tiles * kt, (long long)sizeof hit);
                 memset(hit, 0, (size_t)(tiles * kt));
@@ -266,12 +277,13 @@ Test(choose, every_shape_layout_dtype_and_alignment_gets_a_configuration_that_ac
                             disp_choice c;
                             cr_assert_eq(disp_choose(&p, &d, &c), 0, "%dx%dx%d dt %d layout %d",
                                          p.m, p.n, p.k, dt, l);
-                            gemm_problem q = p;
-                            if (c.transposed) {
-                                q.m = p.n; q.n = p.m; q.A = p.B; q.B = p.A; q.lda = p.ldb;
-                                q.ldb = p.lda; q.a_kmajor = p.b_kmajor; q.b_kmajor = p.a_kmajor;
-                                cr_assert_leq(4LL * q.m * q.n, DISP_WS_BYTES);
-                            }
+                            const gemm_problem q = disp_choice_problem(&p, &c);
+                            /* the workspace holds the copies and the partial sums */
+                            const long long rb = c.repack ? disp_repack_bytes(p.m, p.n, p.k) : 0;
+                            if (c.transposed || c.split > 1)
+                                cr_assert_leq(rb + 4LL * c.split * q.m * q.n, DISP_WS_BYTES);
+                            cr_assert_leq(rb, DISP_WS_BYTES);
+                            if (c.repack) cr_assert(p.dtype != GEMM_FP32 && !disp_fast_path(&p));
                             const char *r = disp_refusal(&disp_configs[c.cfg], &q, c.split, &d,
                                                          why, sizeof why);
                             cr_assert_null(r, "%dx%dx%d dt %d layout %d: %s refuses: %s", p.m,

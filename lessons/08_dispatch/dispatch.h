@@ -101,9 +101,10 @@ static const disp_config disp_configs[] = {
 };
 #define DISP_NCONFIGS ((int)(sizeof disp_configs / sizeof disp_configs[0]))
 
-/* The fp32 workspace of split-K partial sums (a __device__ array in gemm.cu: no launch
- * allocates). A split of S over an (M,N) problem needs S*M*N floats. */
-#define DISP_WS_BYTES (32LL << 20)
+/* The workspace (a __device__ array in gemm.cu: no launch allocates): the K-major copies of
+ * A and B of rule R1 (disp_repack_bytes) first, then the fp32 split-K partial sums (a split of
+ * S over an (M,N) problem needs S*M*N floats). */
+#define DISP_WS_BYTES (256LL << 20)
 #define DISP_MAX_SPLIT 16 /* most K splits of one launch */
 
 /* The problem C^T = B * A^T of problem p: A and B swap roles (and leading dimensions and
@@ -251,15 +252,16 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
 /* The K split configuration ci uses for an (m, n, k) problem on device d: its fixed split, or
  * (split 0) as many as fill the GPU's CTA slots once (slots / tiles), no more than leave each
  * split DISP_MIN_SPLIT_K_* of K (so never more splits than K tiles), DISP_MAX_SPLIT, and what
- * fits the workspace; at least 1. */
-static inline int disp_split_for(int ci, int m, int n, int k, const disp_device *d) {
+ * fits ws_bytes of workspace; at least 1. */
+static inline int disp_split_for(int ci, int m, int n, int k, const disp_device *d,
+                                 long long ws_bytes) {
     const disp_config *c = &disp_configs[ci];
     if (c->split) return c->split;
     const long long tiles = disp_tiles(c, m, n);
     const long long slots = (long long)d->sms * (d->ctas_per_sm[ci] > 0 ? d->ctas_per_sm[ci] : 1);
     long long s = slots / tiles;
     const long long by_k = k / (c->kind == DISP_SIMT ? DISP_MIN_SPLIT_K_SIMT : DISP_MIN_SPLIT_K_TC);
-    const long long by_ws = DISP_WS_BYTES / (4LL * m * n);
+    const long long by_ws = ws_bytes / (4LL * m * n);
     if (s > by_k) s = by_k;
     if (s > DISP_MAX_SPLIT) s = DISP_MAX_SPLIT;
     if (s > by_ws) s = by_ws;
@@ -273,14 +275,34 @@ typedef struct disp_choice {
     int cfg;        /* index into disp_configs */
     int split;      /* K split (1: none) */
     int transposed; /* 1: run on C^T = B * A^T (through the workspace) */
-    int rule;       /* index into disp_rules; -1 when the fallback picked */
+    int repack;     /* 1: A and B copied K-major into the workspace first (rule R1) */
+    int rule;       /* index into disp_rules of the rule that picked cfg; -1: the fallback */
 } disp_choice;
+
+/* Rule R1's copy: A and B K-major with the leading dimension K rounded up to 8 halves, each
+ * copy starting 256-byte aligned in the workspace (repack.cuh). */
+static inline long long disp_repack_ld(int k) { return (k + 7LL) / 8 * 8; }
+static inline long long disp_align256(long long b) { return (b + 255) / 256 * 256; }
+static inline long long disp_repack_bytes(int m, int n, int k) {
+    return disp_align256(2LL * m * disp_repack_ld(k)) + disp_align256(2LL * n * disp_repack_ld(k));
+}
+/* The problem on the copies: TN, lda = ldb = disp_repack_ld(K); A and B NULL (aligned: the
+ * workspace's addresses, set by the launch). */
+static inline gemm_problem disp_repacked(const gemm_problem *p) {
+    gemm_problem q = *p;
+    q.layout = GEMM_TN;
+    q.a_kmajor = q.b_kmajor = 1;
+    q.lda = q.ldb = disp_repack_ld(p->k);
+    q.A = q.B = NULL;
+    return q;
+}
 
 /* What a rule sees of a problem: the extents of the problem as the rule would run it. */
 typedef struct disp_in {
     const gemm_problem *p;
     const disp_device *d;
-    int fast; /* disp_fast_path(p) */
+    int fast;     /* disp_fast_path(p) */
+    long long ws; /* workspace bytes left for split-K partial sums */
 } disp_in;
 
 /* One rule: applies(in, &cfg_name, &transposed) returns 1 when the rule takes the problem and
@@ -336,7 +358,7 @@ static inline int disp_rule_t6(const disp_in *in, const char **cfg, int *t) {
     (void)t;
     if (in->p->dtype == GEMM_FP32) return 0;
     const int ci = disp_find("128x128x32_s4_splitk");
-    if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d) < 2) return 0;
+    if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d, in->ws) < 2) return 0;
     *cfg = "128x128x32_s4_splitk";
     return 1;
 }
@@ -374,7 +396,7 @@ static inline int disp_rule_f3(const disp_in *in, const char **cfg, int *t) {
     (void)t;
     if (in->p->dtype != GEMM_FP32) return 0;
     const int ci = disp_find("simt_128x128x8_4w");
-    if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d) < 2) return 0;
+    if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d, in->ws) < 2) return 0;
     *cfg = "simt_128x128x8_4w";
     return 1;
 }
@@ -386,7 +408,13 @@ static inline int disp_rule_f4(const disp_in *in, const char **cfg, int *t) {
 }
 
 static const disp_rule disp_rules[] = {
-    {"T1", "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte aligned",
+    {"R1", "fp16/bf16, A or B not for the 16-byte copy (T1's problems), and their K-major copies "
+           "fit the workspace",
+     "copying A and B once (read + write of each) costs less than gathering them every K tile; "
+     "then the rules below pick for the copies (disp_choose applies R1 first)",
+     "pending (the generic path: 4093^3 at 73 TFLOP/s, notes/perf.md)", NULL},
+    {"T1", "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte "
+           "aligned, too large to copy (R1)",
      "only the gathering (generic) path reads such operands; 128x128 tiles put 2 CTAs on an SM, "
      "so one CTA's 2-byte gathers overlap the other's MMAs",
      "pending", disp_rule_t1},
@@ -426,39 +454,67 @@ static const disp_rule disp_rules[] = {
 };
 #define DISP_NRULES ((int)(sizeof disp_rules / sizeof disp_rules[0]))
 
-/* The choice for problem p on device d: the first rule that applies and whose configuration
- * accepts p (disp_refusal with the split disp_split_for picks); if none does (a GPU with too
- * little smem for the rule's tile, say), the first configuration of the registry that
- * accepts p without a split. Returns 0, or -1 when no configuration accepts p (the CPU tests
- * check that every shape, layout and dtype finds one). */
-static inline int disp_choose(const gemm_problem *p, const disp_device *d, disp_choice *out) {
+/* The rules T1.. over problem p with `ws` bytes of workspace for partial sums: the first rule
+ * that applies and whose configuration accepts p (disp_refusal with the split disp_split_for
+ * picks). Returns 0, or -1 when no rule's configuration accepts p. */
+static inline int disp_choose_rules(const gemm_problem *p, const disp_device *d, long long ws,
+                                    disp_choice *out) {
     char why[256];
-    disp_in in = {p, d, disp_fast_path(p)};
+    disp_in in = {p, d, disp_fast_path(p), ws};
     for (int r = 0; r < DISP_NRULES; ++r) {
         const char *name = NULL;
         int t = 0;
-        if (!disp_rules[r].applies(&in, &name, &t)) continue;
+        if (!disp_rules[r].applies || !disp_rules[r].applies(&in, &name, &t)) continue;
         const int ci = disp_find(name);
         if (ci < 0) continue;
         const gemm_problem q = t ? disp_transpose(p) : *p; /* what the configuration runs */
-        const int s = disp_split_for(ci, q.m, q.n, q.k, d);
-        if (t && (long long)q.m * q.n * 4 > DISP_WS_BYTES) continue; /* no room to transpose */
+        const int s = disp_split_for(ci, q.m, q.n, q.k, d, ws);
+        if ((s > 1 || t) && (long long)s * q.m * q.n * 4 > ws) continue; /* no room */
         if (disp_refusal(&disp_configs[ci], &q, s, d, why, sizeof why)) continue;
         out->cfg = ci;
         out->split = s;
         out->transposed = t;
+        out->repack = 0;
         out->rule = r;
         return 0;
     }
+    return -1;
+}
+
+/* The choice for problem p on device d. R1 first: an fp16/bf16 problem whose A or B cannot
+ * take the 16-byte copy is copied K-major into the workspace when both fit, and the rules
+ * then pick for the copies (disp_repacked). Otherwise the rules pick for p; if none does (a
+ * GPU with too little smem for the rule's tile, say), the first configuration of the
+ * registry that accepts p without a split. Returns 0, or -1 when no configuration accepts p
+ * (the CPU tests check that every shape, layout and dtype finds one). */
+static inline int disp_choose(const gemm_problem *p, const disp_device *d, disp_choice *out) {
+    char why[256];
+    if (p->dtype != GEMM_FP32 && !disp_fast_path(p) &&
+        disp_repack_bytes(p->m, p->n, p->k) <= DISP_WS_BYTES) {
+        const gemm_problem q = disp_repacked(p);
+        if (!disp_choose_rules(&q, d, DISP_WS_BYTES - disp_repack_bytes(p->m, p->n, p->k), out)) {
+            out->repack = 1;
+            return 0;
+        }
+    }
+    if (!disp_choose_rules(p, d, DISP_WS_BYTES, out)) return 0;
     for (int ci = 0; ci < DISP_NCONFIGS; ++ci)
         if (!disp_refusal(&disp_configs[ci], p, 1, d, why, sizeof why)) {
             out->cfg = ci;
             out->split = 1;
             out->transposed = 0;
+            out->repack = 0;
             out->rule = -1;
             return 0;
         }
     return -1;
+}
+
+/* The problem configuration c.cfg runs for p: repacked (A and B NULL: the workspace's) and/or
+ * transposed. */
+static inline gemm_problem disp_choice_problem(const gemm_problem *p, const disp_choice *c) {
+    gemm_problem q = c->repack ? disp_repacked(p) : *p;
+    return c->transposed ? disp_transpose(&q) : q;
 }
 
 /* The choice for p as one line (no newline), e.g.
@@ -469,10 +525,11 @@ static inline int disp_explain(const gemm_problem *p, const disp_device *d, char
     char split[48] = "";
     if (c.split > 1) snprintf(split, sizeof split, ", K split %d", c.split);
     const char *tr = c.transposed ? ", on C^T = B*A^T" : "";
+    const char *rp = c.repack ? "A and B copied K-major (rule R1), then " : "";
     if (c.rule < 0)
         return snprintf(buf, len, "%s%s%s (fallback: the first configuration that accepts it)",
                         disp_configs[c.cfg].name, split, tr);
-    return snprintf(buf, len, "%s%s%s (rule %s: %s)", disp_configs[c.cfg].name, split, tr,
+    return snprintf(buf, len, "%s%s%s%s (rule %s: %s)", rp, disp_configs[c.cfg].name, split, tr,
                     disp_rules[c.rule].id, disp_rules[c.rule].when);
 }
 

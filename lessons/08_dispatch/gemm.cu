@@ -746,24 +746,27 @@ static const cfg_kernel cfg_kernels[] = {
 };
 #undef ROW
 
-/* The split-K workspace: DISP_WS_BYTES of fp32 partial sums, a __device__ array, so that no
- * launch allocates. One per process: launches that use it must be ordered (one stream, as the
- * harness runs them); a library would take it from the caller, as cuBLASLt does. */
+#include "repack.cuh" /* repack_kmajor: rule R1's K-major copies */
+
+/* The workspace: DISP_WS_BYTES, a __device__ array, so that no launch allocates (rule R1's
+ * copies of A and B, then the split-K partial sums). One per process: launches that use it
+ * must be ordered (one stream, as the harness runs them); a library would take it from the
+ * caller, as cuBLASLt does. */
 static __device__ __align__(256) float disp_ws[DISP_WS_BYTES / 4];
 
-static float *workspace(void) {
-    static float *ws = NULL;
+static char *workspace(void) {
+    static char *ws = NULL;
     if (!ws && cudaGetSymbolAddress((void **)&ws, disp_ws) != cudaSuccess) ws = NULL;
     return ws;
 }
 
 /* Runs configuration ci on p with K split `split`, on C^T = B*A^T when `transposed`: straight
- * into C when neither, else into the workspace and through splitk_reduce, which applies
- * alpha and beta*C once (splitk.cuh). The choice was checked by disp_refusal. */
+ * into C when neither, else into the workspace `ws` (fp32 partial sums) and through
+ * splitk_reduce, which applies alpha and beta*C once (splitk.cuh). The choice was checked by
+ * disp_refusal. */
 static cudaError_t run_config(int ci, const gemm_problem *p, int split, int transposed, int sms,
-                              cudaStream_t s) {
+                              float *ws, cudaStream_t s) {
     if (split == 1 && !transposed) return cfg_kernels[ci].launch(p, 1, NULL, s);
-    float *ws = workspace();
     if (!ws) return cudaErrorMemoryAllocation;
     const gemm_problem q = transposed ? disp_transpose(p) : *p;
     cudaError_t e = cfg_kernels[ci].launch(&q, split, ws, s);
@@ -806,12 +809,13 @@ static const disp_device *current_device(void) {
 static const char *check_cfg(int ci, const gemm_problem *p) {
     static char why[256];
     const disp_device *d = current_device();
-    return disp_refusal(&disp_configs[ci], p, disp_split_for(ci, p->m, p->n, p->k, d), d, why,
-                        sizeof why);
+    return disp_refusal(&disp_configs[ci], p,
+                        disp_split_for(ci, p->m, p->n, p->k, d, DISP_WS_BYTES), d, why, sizeof why);
 }
 static cudaError_t launch_cfg_index(int ci, const gemm_problem *p, cudaStream_t s) {
     const disp_device *d = current_device();
-    return run_config(ci, p, disp_split_for(ci, p->m, p->n, p->k, d), 0, d->sms, s);
+    return run_config(ci, p, disp_split_for(ci, p->m, p->n, p->k, d, DISP_WS_BYTES), 0, d->sms,
+                      (float *)workspace(), s);
 }
 
 /* `default`: the dispatcher (dispatch.h: disp_choose) picks the configuration, its K split
@@ -820,7 +824,20 @@ static cudaError_t launch_default(const gemm_problem *p, cudaStream_t s) {
     disp_choice c;
     const disp_device *d = current_device();
     if (disp_choose(p, d, &c)) return cudaErrorInvalidValue;
-    return run_config(c.cfg, p, c.split, c.transposed, d->sms, s);
+    char *ws = workspace();
+    if (!c.repack) return run_config(c.cfg, p, c.split, c.transposed, d->sms, (float *)ws, s);
+    /* rule R1: A and B copied K-major into the workspace, the partial sums after them */
+    if (!ws) return cudaErrorMemoryAllocation;
+    gemm_problem q = disp_repacked(p);
+    uint16_t *A2 = (uint16_t *)ws;
+    uint16_t *B2 = (uint16_t *)(ws + disp_align256(2LL * p->m * q.lda));
+    q.A = A2;
+    q.B = B2;
+    cudaError_t e = repack_launch(p->A, p->m, p->k, p->lda, p->a_kmajor, A2, (int)q.lda, s);
+    if (e == cudaSuccess) e = repack_launch(p->B, p->n, p->k, p->ldb, p->b_kmajor, B2, (int)q.ldb, s);
+    if (e != cudaSuccess) return e;
+    return run_config(c.cfg, &q, c.split, c.transposed, d->sms,
+                      (float *)(ws + disp_repack_bytes(p->m, p->n, p->k)), s);
 }
 static const char *check_default(const gemm_problem *p) {
     disp_choice c;
