@@ -18,7 +18,8 @@
 
 /* A problem as the harness makes it (make_problem), with 256-byte aligned stand-in bases plus
  * `offset` elements and `pad` extra elements on every leading dimension. */
-static gemm_problem problem(int m, int n, int k, gemm_dtype dt, gemm_layout l, int pad, int offset) {
+static gemm_problem problem(int m, int n, int k, gemm_dtype dt, gemm_layout l, int pad,
+                            int offset) {
     gemm_problem p;
     memset(&p, 0, sizeof p);
     p.m = m;
@@ -85,8 +86,8 @@ static void check_want(const want *w) {
     gemm_problem p = problem(w->m, w->n, w->k, w->dt, w->l, 0, 0);
     disp_choice c;
     cr_assert_eq(disp_choose(&p, &d, &c), 0);
-    cr_assert_str_eq(disp_configs[c.cfg].name, w->cfg, "%dx%dx%d %d: %s, want %s", w->m, w->n,
-                     w->k, (int)w->dt, disp_configs[c.cfg].name, w->cfg);
+    cr_assert_str_eq(disp_configs[c.cfg].name, w->cfg, "%dx%dx%d %d: %s, want %s", w->m, w->n, w->k,
+                     (int)w->dt, disp_configs[c.cfg].name, w->cfg);
     if (w->split)
         cr_assert_eq(c.split, w->split, "%dx%dx%d: split %d, want %d", w->m, w->n, w->k, c.split,
                      w->split);
@@ -128,22 +129,22 @@ Test(choose, other_layouts_and_unaligned_operands) {
 
 /* The suite (plots/data/shapes.txt) in fp16 TN, on the H200 of disp_device_default. */
 static const want suite[] = {
-        {16, 4096, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 12, 0, "T2"},
-        {64, 4096, 4096, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
-        {128, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 8, 0, "T6"},
-        {128, 14336, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
-        {512, 512, 512, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
-        {1024, 1024, 1024, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
-        {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"},
-        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {8192, 8192, 8192, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {1024, 1024, 16384, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
-        {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {4096, 4096, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {8192, 8192, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {2048, 14336, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {4096, 4096, 4104, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {4093, 4093, 4093, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "R1 T8"}, /* odd lda */
+    {16, 4096, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 12, 0, "T2"},
+    {64, 4096, 4096, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
+    {128, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 8, 0, "T6"},
+    {128, 14336, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
+    {512, 512, 512, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
+    {1024, 1024, 1024, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
+    {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"},
+    {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {8192, 8192, 8192, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {1024, 1024, 16384, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
+    {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {4096, 4096, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {8192, 8192, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {2048, 14336, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {4096, 4096, 4104, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {4093, 4093, 4093, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "R1 T8"}, /* odd lda */
 };
 #define NSUITE ((int)(sizeof suite / sizeof suite[0]))
 
@@ -251,8 +252,8 @@ Test(choose, large_tn_problems_take_the_persistent_kernel) {
 }
 
 /* Extents of the "every shape" grid: edges of every tile size, odd and huge values. */
-static const int extents[] = {1,   2,   7,    8,    9,    15,   16,   17,    31,    32,    33,
-                              63,  64,  65,   100,  127,  128,  129,  255,   256,   257,   1000,
+static const int extents[] = {1,    2,    7,    8,    9,     15,    16,    17,    31,   32,  33,
+                              63,   64,   65,   100,  127,   128,   129,   255,   256,  257, 1000,
                               2048, 4093, 4096, 4104, 14336, 16384, 32768, 65535, 65536};
 #define NEXT ((int)(sizeof extents / sizeof extents[0]))
 
@@ -267,30 +268,33 @@ Test(choose, every_shape_layout_dtype_and_alignment_gets_a_configuration_that_ac
         if (dts & GEMM_DT_BIT(dt)) want_n += 4LL * 3 * NEXT * NEXT * NEXT;
     for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
         if (dts & GEMM_DT_BIT(dt))
-        for (int l = 0; l < GEMM_NLAYOUTS; ++l)
-            for (int al = 0; al < 3; ++al) /* aligned, pad 1, offset 1 */
-                for (int i = 0; i < NEXT; ++i)
-                    for (int j = 0; j < NEXT; ++j)
-                        for (int k = 0; k < NEXT; ++k) {
-                            gemm_problem p = problem(extents[i], extents[j], extents[k],
-                                                     (gemm_dtype)dt, (gemm_layout)l, al == 1, al == 2);
-                            disp_choice c;
-                            cr_assert_eq(disp_choose(&p, &d, &c), 0, "%dx%dx%d dt %d layout %d",
-                                         p.m, p.n, p.k, dt, l);
-                            const gemm_problem q = disp_choice_problem(&p, &c);
-                            /* the workspace holds the copies and the partial sums */
-                            const long long rb = c.repack ? disp_repack_bytes(p.m, p.n, p.k) : 0;
-                            if (c.transposed || c.split > 1)
-                                cr_assert_leq(rb + 4LL * c.split * q.m * q.n, DISP_WS_BYTES);
-                            cr_assert_leq(rb, DISP_WS_BYTES);
-                            if (c.repack) cr_assert(p.dtype != GEMM_FP32 && !disp_fast_path(&p));
-                            const char *r = disp_refusal(&disp_configs[c.cfg], &q, c.split, &d,
-                                                         why, sizeof why);
-                            cr_assert_null(r, "%dx%dx%d dt %d layout %d: %s refuses: %s", p.m,
-                                           p.n, p.k, dt, l, disp_configs[c.cfg].name, r);
-                            cr_assert(c.rule >= 0, "%dx%dx%d: no rule took it", p.m, p.n, p.k);
-                            ++n;
-                        }
+            for (int l = 0; l < GEMM_NLAYOUTS; ++l)
+                for (int al = 0; al < 3; ++al) /* aligned, pad 1, offset 1 */
+                    for (int i = 0; i < NEXT; ++i)
+                        for (int j = 0; j < NEXT; ++j)
+                            for (int k = 0; k < NEXT; ++k) {
+                                gemm_problem p =
+                                    problem(extents[i], extents[j], extents[k], (gemm_dtype)dt,
+                                            (gemm_layout)l, al == 1, al == 2);
+                                disp_choice c;
+                                cr_assert_eq(disp_choose(&p, &d, &c), 0, "%dx%dx%d dt %d layout %d",
+                                             p.m, p.n, p.k, dt, l);
+                                const gemm_problem q = disp_choice_problem(&p, &c);
+                                /* the workspace holds the copies and the partial sums */
+                                const long long rb =
+                                    c.repack ? disp_repack_bytes(p.m, p.n, p.k) : 0;
+                                if (c.transposed || c.split > 1)
+                                    cr_assert_leq(rb + 4LL * c.split * q.m * q.n, DISP_WS_BYTES);
+                                cr_assert_leq(rb, DISP_WS_BYTES);
+                                if (c.repack)
+                                    cr_assert(p.dtype != GEMM_FP32 && !disp_fast_path(&p));
+                                const char *r = disp_refusal(&disp_configs[c.cfg], &q, c.split, &d,
+                                                             why, sizeof why);
+                                cr_assert_null(r, "%dx%dx%d dt %d layout %d: %s refuses: %s", p.m,
+                                               p.n, p.k, dt, l, disp_configs[c.cfg].name, r);
+                                cr_assert(c.rule >= 0, "%dx%dx%d: no rule took it", p.m, p.n, p.k);
+                                ++n;
+                            }
     cr_assert_eq(n, want_n);
 }
 
@@ -341,8 +345,8 @@ Test(splitk, every_tile_and_k_tile_exactly_once) {
                 }
             }
             for (int kt = 0; kt < ktiles; ++kt)
-                cr_assert_eq(hit[kt], 1, "ktiles %d splits %d: K tile %d computed %d times",
-                             ktiles, splits, kt, hit[kt]);
+                cr_assert_eq(hit[kt], 1, "ktiles %d splits %d: K tile %d computed %d times", ktiles,
+                             splits, kt, hit[kt]);
             cr_assert_leq(hi - lo, 1, "ktiles %d splits %d: unbalanced", ktiles, splits);
         }
     int a, b;
@@ -398,7 +402,7 @@ Test(simt, partitions_cover_every_element_once) {
         cr_assert_geq(ci, 0);
         const disp_config *r = &disp_configs[ci];
         cr_assert(r->bm == c.blk_m && r->bn == c.blk_n && r->bk == c.blk_k &&
-                  r->warps_m == c.blk_m / c.warp_m && r->warps_n == c.blk_n / c.warp_n,
+                      r->warps_m == c.blk_m / c.warp_m && r->warps_n == c.blk_n / c.warp_n,
                   "%s: registry and kernel disagree", r->name);
         const int nthr = disp_threads(r);
         const lay_tiled_mma mma = p4_mma(c);
@@ -409,8 +413,10 @@ Test(simt, partitions_cover_every_element_once) {
             for (int i = 0; i < c.thr_m; ++i)
                 for (int j = 0; j < c.thr_n; ++j) {
                     const int v = p4_c_val(c.thr_m, i, j);
-                    const int m = p4_frag_base(&mma, c, P4_FRAG_CM, t) + p4_frag_at(&mma, c, P4_FRAG_CM, v);
-                    const int n = p4_frag_base(&mma, c, P4_FRAG_CN, t) + p4_frag_at(&mma, c, P4_FRAG_CN, v);
+                    const int m =
+                        p4_frag_base(&mma, c, P4_FRAG_CM, t) + p4_frag_at(&mma, c, P4_FRAG_CM, v);
+                    const int n =
+                        p4_frag_base(&mma, c, P4_FRAG_CN, t) + p4_frag_at(&mma, c, P4_FRAG_CN, v);
                     cr_assert(m >= 0 && m < c.blk_m && n >= 0 && n < c.blk_n);
                     ++hit[m * c.blk_n + n];
                     for (int k = 0; k < c.blk_k; ++k) {
@@ -418,11 +424,13 @@ Test(simt, partitions_cover_every_element_once) {
                                       p4_frag_at(&mma, c, P4_FRAG_A, p4_a_val(c.thr_m, i, k));
                         const int b = p4_frag_base(&mma, c, P4_FRAG_B, t) +
                                       p4_frag_at(&mma, c, P4_FRAG_B, p4_b_val(c.thr_n, j, k));
-                        cr_assert_eq(a, m + k * (c.blk_m + P4_PAD), "%s t %d (%d,%d) k %d", r->name, t, i, j, k);
+                        cr_assert_eq(a, m + k * (c.blk_m + P4_PAD), "%s t %d (%d,%d) k %d", r->name,
+                                     t, i, j, k);
                         cr_assert_eq(b, n + k * (c.blk_n + P4_PAD));
                     }
                 }
-        for (int e = 0; e < c.blk_m * c.blk_n; ++e) cr_assert_eq(hit[e], 1, "%s: C element %d", r->name, e);
+        for (int e = 0; e < c.blk_m * c.blk_n; ++e)
+            cr_assert_eq(hit[e], 1, "%s: C element %d", r->name, e);
         /* the copies: every (x, k) of the A and B tiles moved once in each copy mode */
         static const int modes[] = {P4_COPY_K16, P4_COPY_X16, P4_COPY_X4};
         for (int op = 0; op < 2; ++op) {
@@ -432,7 +440,8 @@ Test(simt, partitions_cover_every_element_once) {
                 const int nv = p4_copy_count(mode, bx, c.blk_k, nthr);
                 const lay_tiled_copy cp = p4_copy(mode, bx, c.blk_k, nthr);
                 cr_assert_eq(nv * vec, bx * c.blk_k / nthr);
-                cr_assert_leq(nv * vec, P4_MAXV, "%s: %d floats staged per thread", r->name, nv * vec);
+                cr_assert_leq(nv * vec, P4_MAXV, "%s: %d floats staged per thread", r->name,
+                              nv * vec);
                 cr_assert_eq(lay_tiled_copy_nval(cp), vec);
                 cr_assert_eq(lay_tiled_copy_reps(cp, bx, c.blk_k), nv);
                 memset(hit, 0, sizeof hit);

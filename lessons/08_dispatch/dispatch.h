@@ -54,13 +54,13 @@ typedef enum {
 typedef struct disp_config {
     const char *name; /* the variant name (./run --variant NAME) */
     disp_kind kind;
-    unsigned dtypes;               /* GEMM_DT_BIT mask */
-    int bm, bn, bk;                /* CTA tile (BLK_M, BLK_N, BLK_K) */
-    int warps_m, warps_n;          /* warps along M and N (warp tile = bm/warps_m x bn/warps_n) */
-    int stages;                    /* smem stages of the pipeline (SIMT: 2 register-staged buffers) */
+    unsigned dtypes;      /* GEMM_DT_BIT mask */
+    int bm, bn, bk;       /* CTA tile (BLK_M, BLK_N, BLK_K) */
+    int warps_m, warps_n; /* warps along M and N (warp tile = bm/warps_m x bn/warps_n) */
+    int stages;           /* smem stages of the pipeline (SIMT: 2 register-staged buffers) */
     disp_sched sched;
-    int split;     /* K split: 1 never split, 0 chosen per problem (disp_split_for), S fixed */
-    int fast_only; /* 1: only the 16-byte cp.async path: A and B K-major (layout TN), lda, ldb
+    int split;       /* K split: 1 never split, 0 chosen per problem (disp_split_for), S fixed */
+    int fast_only;   /* 1: only the 16-byte cp.async path: A and B K-major (layout TN), lda, ldb
                       (and ldc, offsets: the harness's align) multiples of 8, 16-byte bases */
     int ctas_per_sm; /* CTAs one SM holds (smem and registers, sm_90; the kernel's launch
                         bounds promise at least min_blocks). The GPU's own count replaces it
@@ -77,6 +77,8 @@ typedef struct disp_config {
  * (228 KiB per SM on sm_90, 1 KiB of it reserved per CTA) and ptxas's register counts
  * (build/08_dispatch/ptxas.txt, CUDA 13.0, sm_90: 243-254 for the 128-row TC tiles, 178 for
  * 64x128, 92 for 16x128, 255 for simt_128x128x8_4w, 168 for simt_32x64x8_2w). */
+/*  name, kind, dtypes, bm, bn, bk, warps_m, warps_n, stages, sched, split, fast_only,
+ *  ctas_per_sm, min_blocks, summary */
 static const disp_config disp_configs[] = {
     {"128x256x64_s3_persistent", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_PERSISTENT, 1, 0,
      1, 1,
@@ -137,12 +139,13 @@ static inline int disp_threads(const disp_config *c) { return 32 * c->warps_m * 
 static inline long long disp_smem_bytes(const disp_config *c) {
     if (c->kind == DISP_SIMT)
         return 2LL * (c->bk * (c->bm + P4_PAD) + c->bk * (c->bn + P4_PAD)) * 4;
-    const long long st = (long long)c->stages *
-                         (plan_smem_stage(c->bm, c->bk) + plan_smem_stage(c->bn, c->bk)) * 2;
+    const long long st =
+        (long long)c->stages * (plan_smem_stage(c->bm, c->bk) + plan_smem_stage(c->bn, c->bk)) * 2;
     const int warps = c->warps_m * c->warps_n;
-    return st + (c->sched == DISP_PERSISTENT
-                     ? (long long)warps * plan_cstage_size(c->bm / c->warps_m, c->bn / c->warps_n) * 2
-                     : 0);
+    return st +
+           (c->sched == DISP_PERSISTENT
+                ? (long long)warps * plan_cstage_size(c->bm / c->warps_m, c->bn / c->warps_n) * 2
+                : 0);
 }
 
 /* Registers per thread the launch bounds allow. */
@@ -199,11 +202,14 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
         return buf;
     }
     if (c->fast_only && !(p->a_kmajor && p->b_kmajor)) {
-        snprintf(buf, len, "needs A and B K-major (layout TN); the default variant takes every layout");
+        snprintf(buf, len,
+                 "needs A and B K-major (layout TN); the default variant takes every layout");
         return buf;
     }
-    if (c->fast_only && (p->lda % 8 || p->ldb % 8 || ((uintptr_t)p->A & 15) || ((uintptr_t)p->B & 15))) {
-        snprintf(buf, len, "needs lda and ldb multiples of 8 and 16-byte aligned A and B (16-byte "
+    if (c->fast_only &&
+        (p->lda % 8 || p->ldb % 8 || ((uintptr_t)p->A & 15) || ((uintptr_t)p->B & 15))) {
+        snprintf(buf, len,
+                 "needs lda and ldb multiples of 8 and 16-byte aligned A and B (16-byte "
                  "cp.async); the default variant takes any alignment");
         return buf;
     }
@@ -229,12 +235,14 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
         return buf;
     }
     if (split > 1 && (long long)split * p->m * p->n * 4 > DISP_WS_BYTES) {
-        snprintf(buf, len, "K split %d of %dx%d needs %lld MiB of workspace, more than the %lld MiB",
-                 split, p->m, p->n, ((long long)split * p->m * p->n * 4) >> 20, DISP_WS_BYTES >> 20);
+        snprintf(buf, len,
+                 "K split %d of %dx%d needs %lld MiB of workspace, more than the %lld MiB", split,
+                 p->m, p->n, ((long long)split * p->m * p->n * 4) >> 20, DISP_WS_BYTES >> 20);
         return buf;
     }
     if (d && disp_smem_bytes(c) > d->smem_optin) {
-        snprintf(buf, len, "needs %lld KiB of shared memory per CTA, this GPU allows %d KiB; the "
+        snprintf(buf, len,
+                 "needs %lld KiB of shared memory per CTA, this GPU allows %d KiB; the "
                  "default variant picks one that fits",
                  disp_smem_bytes(c) / 1024, d->smem_optin / 1024);
         return buf;
@@ -408,13 +416,15 @@ static inline int disp_rule_f4(const disp_in *in, const char **cfg, int *t) {
 }
 
 static const disp_rule disp_rules[] = {
-    {"R1", "fp16/bf16, A or B not for the 16-byte copy (T1's problems), and their K-major copies "
-           "fit the workspace",
+    {"R1",
+     "fp16/bf16, A or B not for the 16-byte copy (T1's problems), and their K-major copies "
+     "fit the workspace",
      "copying A and B once (read + write of each) costs less than gathering them every K tile; "
      "then the rules below pick for the copies (disp_choose applies R1 first)",
      "pending (the generic path: 4093^3 at 73 TFLOP/s, notes/perf.md)", NULL},
-    {"T1", "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte "
-           "aligned, too large to copy (R1)",
+    {"T1",
+     "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte "
+     "aligned, too large to copy (R1)",
      "only the gathering (generic) path reads such operands; 128x128 tiles put 2 CTAs on an SM, "
      "so one CTA's 2-byte gathers overlap the other's MMAs",
      "pending", disp_rule_t1},
@@ -423,11 +433,11 @@ static const disp_rule disp_rules[] = {
      "it needs every SM loading: 16-row tiles, K split until the CTAs fill the GPU",
      "pending", disp_rule_t2},
     {"T3", "fp16/bf16 TN, 16 < M <= 64",
-     "as T2 with 64-row tiles: 4 warps of 32x64 reuse each B fragment twice",
-     "pending", disp_rule_t3},
+     "as T2 with 64-row tiles: 4 warps of 32x64 reuse each B fragment twice", "pending",
+     disp_rule_t3},
     {"T4", "fp16/bf16 TN, N <= 16",
-     "T2 on C^T = B*A^T: the small N becomes the small M (through the workspace)",
-     "pending", disp_rule_t4},
+     "T2 on C^T = B*A^T: the small N becomes the small M (through the workspace)", "pending",
+     disp_rule_t4},
     {"T5", "fp16/bf16 TN, 16 < N <= 64", "T3 on C^T = B*A^T", "pending", disp_rule_t5},
     {"T6", "fp16/bf16 TN, few 128x128 tiles: a K split >= 2 fits the CTA slots",
      "the tiles alone leave SMs idle; split-K (each split >= DISP_MIN_SPLIT_K_TC of K) gives "

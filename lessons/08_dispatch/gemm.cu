@@ -686,7 +686,7 @@ static cudaError_t launch_cfg(const gemm_problem *p, size_t smem, int split, flo
                               cudaStream_t s) {
     enum { G = SCHED == 2 ? 0 : 1 }; /* the generic instantiation, where there is one */
     const kargs a = make_kargs(p, BM, BN, ws);
-    const int bf16 = p->dtype == GEMM_BF16, fast = disp_fast_path(p);
+    const int bf16 = p->dtype == GEMM_BF16, fast = disp_fast_path(p); /* else GEMM_FP16 */
     if ((SCHED == 2 && !fast) || (SCHED != 2 && (split != 1 || ws))) return cudaErrorInvalidValue;
     if (bf16)
         return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s)

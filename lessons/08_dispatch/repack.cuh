@@ -17,7 +17,7 @@
  * outside X are not written (the fast path reads only k < K of each row of Y). */
 __global__ void __launch_bounds__(256) repack_kmajor(const uint16_t *X, int rows, int K, int sx,
                                                      int sk, uint16_t *Y, int ldy, int along_rows) {
-    __shared__ uint16_t t[32][34]; /* [k][row] */
+    __shared__ uint16_t t[32][34];                 /* [k][row] */
     const lay_layout mX = lay_l2(rows, K, sx, sk); /* (rows,K):(sx,sk) */
     const lay_layout mY = lay_l2(rows, K, ldy, 1); /* (rows,K):(ldy,1) */
     const int r0 = (int)blockIdx.y * 32, k0 = (int)blockIdx.x * 32;

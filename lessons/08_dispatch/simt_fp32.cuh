@@ -17,7 +17,6 @@
 #define P4_CAT_(a, b) a##b
 #define P4_CAT(a, b) P4_CAT_(a, b)
 
-
 /* ---- the tiled copy of one k_tile of one operand -----------------------------------------
  * Thread tid's part of the copy p4_copy(mode, ...) (simt_plan.h): element j of vector v is
  * index j + VEC*v of the thread's partitions of the gmem tile gX (offsets from the tile
@@ -84,7 +83,6 @@ static __device__ __forceinline__ void p4_copy_prep(p4_copy_plan *pl, const p4_v
         pl->words |= (unsigned)words << (4 * v);
     }
 }
-
 
 /* ---- register-staged copies ------------------------------------------------------------
  * p4_ldg_tile loads this thread's part of one k_tile into registers rS (BLK_X*BLK_K/NTHR
@@ -215,7 +213,6 @@ static __device__ __forceinline__ void p4_epilogue(const float *tCrC, const p4_c
         }
     }
 }
-
 
 /* The copy-mode pair of problem p: each operand's 16-byte mode when both allow one (one pair
  * per operand order), X4 for both otherwise (one kernel body fewer per unaligned mix). */

@@ -218,8 +218,8 @@ P4_CAT(K_NAME, _body)(int M, int N, int K, float alpha, const float *__restrict_
     /* split s writes slice s of C: C + s * c_split (launch: a split launch passes the
      * workspace as C, (M,N):(N,1), alpha = 1 and beta = 0). One epilogue, no branch on it:
      * with a second copy for the workspace, ptxas spilled in the K loop (sm_90, 255 registers). */
-    p4_epilogue(&tCrC[0][0], cfg, tid, m0, n0, M, N, C + (int)blockIdx.y * c_split, ldc,
-                c_vec, alpha, beta);
+    p4_epilogue(&tCrC[0][0], cfg, tid, m0, n0, M, N, C + (int)blockIdx.y * c_split, ldc, c_vec,
+                alpha, beta);
 }
 
 /* K_MINB = CTAs per SM promised to __launch_bounds__. The sm_80 build promises 1 CTA per SM
@@ -232,17 +232,16 @@ P4_CAT(K_NAME, _body)(int M, int N, int K, float alpha, const float *__restrict_
 __global__ void __launch_bounds__(K_NTHR, K_MINB_ARCH)
     K_NAME(int M, int N, int K, float alpha, const float *__restrict__ A, long long a_sx,
            long long a_sk, int a_mode, const float *__restrict__ B, long long b_sx, long long b_sk,
-           int b_mode, float beta, float *__restrict__ C, long long ldc, int c_vec,
-           int c_split) {
+           int b_mode, float beta, float *__restrict__ C, long long ldc, int c_vec, int c_split) {
     /* split blockIdx.y of gridDim.y: its k_tiles [kt0, kt1) only (plan_split; one split:
      * all of them) */
     int kt0, kt1;
     plan_split((K + K_BLK_K - 1) / K_BLK_K, (int)gridDim.y, (int)blockIdx.y, &kt0, &kt1);
-#define K_CASE(am, bm)                                                                    \
-    case (am)*P4_NCOPY + (bm):                                                            \
-        P4_CAT(K_NAME, _body)                                                             \
-        (M, N, K, alpha, A, a_sx, a_sk, B, b_sx, b_sk, beta, C, ldc, c_vec, am, bm, c_split,  \
-         kt0, kt1);                                                                       \
+#define K_CASE(am, bm)                                                                            \
+    case (am)*P4_NCOPY + (bm):                                                                    \
+        P4_CAT(K_NAME, _body)                                                                     \
+        (M, N, K, alpha, A, a_sx, a_sk, B, b_sx, b_sk, beta, C, ldc, c_vec, am, bm, c_split, kt0, \
+         kt1);                                                                                    \
         break
     /* the mode pairs of the four operand orders, 16-byte aligned (TN, NT, NN, TT), and X4 for
      * anything else (launch: simt_modes) */
@@ -279,8 +278,7 @@ static cudaError_t P4_CAT(launch_, K_NAME)(const gemm_problem *p, int split, flo
     K_NAME<<<dim3((unsigned)tiles, (unsigned)split), K_NTHR, smem, stream>>>(
         p->m, p->n, p->k, W ? 1.0f : p->alpha, (const float *)p->A, p->a_kmajor ? p->lda : 1,
         p->a_kmajor ? 1 : p->lda, a_mode, (const float *)p->B, p->b_kmajor ? p->ldb : 1,
-        p->b_kmajor ? 1 : p->ldb, b_mode, W ? 0.0f : p->beta, C, ldc, c_vec,
-        W ? p->m * p->n : 0);
+        p->b_kmajor ? 1 : p->ldb, b_mode, W ? 0.0f : p->beta, C, ldc, c_vec, W ? p->m * p->n : 0);
     return cudaGetLastError();
 }
 

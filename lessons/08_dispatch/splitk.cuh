@@ -20,8 +20,7 @@
  * (plan_split): A and B start at K column kt0*BK, K becomes the split's length (the last
  * split ends at K itself). The rest of the kernel then runs unchanged on that sub-problem.
  * Moving A by whole K tiles keeps the fast path's 16-byte alignment (BK*2 bytes a tile). */
-template <int BK>
-static __device__ __forceinline__ void splitk_narrow(kargs *p) {
+template <int BK> static __device__ __forceinline__ void splitk_narrow(kargs *p) {
     int kt0, kt1;
     plan_split((p->K + BK - 1) / BK, (int)gridDim.y, (int)blockIdx.y, &kt0, &kt1);
     const int k0 = kt0 * BK;
@@ -66,12 +65,12 @@ static __device__ __forceinline__ void store_partial(const float acc[MI][NI][4],
 /* ---- the reduction ------------------------------------------------------------------------ */
 
 typedef struct reduce_args {
-    const float *W;     /* splits slices of split_stride floats */
+    const float *W; /* splits slices of split_stride floats */
     long long split_stride;
     int splits;
-    int M, N;           /* of C */
-    int wm, wn;         /* C's (m, n) in a slice: W[m*wm + n*wn]: (N, 1), transposed (1, M) */
-    void *C;            /* (M,N):(ldc,1) of OUT */
+    int M, N;   /* of C */
+    int wm, wn; /* C's (m, n) in a slice: W[m*wm + n*wn]: (N, 1), transposed (1, M) */
+    void *C;    /* (M,N):(ldc,1) of OUT */
     int ldc;
     float alpha, beta;
 } reduce_args;
@@ -89,8 +88,7 @@ static __device__ __forceinline__ void reduce_store(void *C, long long i, float 
 /* One thread per element of C (grid-stride), consecutive threads along n: C's stores and
  * (not transposed) W's loads coalesce. C is read only when beta != 0. M*N < 2^31 (the
  * workspace holds at most DISP_WS_BYTES / 4 floats per slice). */
-template <int OUT>
-__global__ void __launch_bounds__(256) splitk_reduce(reduce_args r) {
+template <int OUT> __global__ void __launch_bounds__(256) splitk_reduce(reduce_args r) {
     const lay_layout mW = lay_l2(r.M, r.N, r.wm, r.wn);
     const lay_layout mC = lay_l2(r.M, r.N, r.ldc, 1);
     const int total = r.M * r.N;
