@@ -98,6 +98,8 @@ void harness_usage(FILE *f, const char *prog) {
             "  --seed S           random seed (default 1)\n"
             "  --csv FILE         append one row per result to FILE\n"
             "  --list             list the variants and exit\n"
+            "  --explain          say which kernel the default variant picks for each case, and\n"
+            "                     why (lessons with a dispatcher); needs no GPU\n"
             "  --help             this text\n"
             "Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
             "3 no usable CUDA device or a CUDA error.\n",
@@ -196,10 +198,12 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         memcpy(name, arg, nlen);
         name[nlen] = '\0';
         /* options without a value */
-        if (!strcmp(name, "--help") || !strcmp(name, "--check-only") || !strcmp(name, "--list")) {
+        if (!strcmp(name, "--help") || !strcmp(name, "--check-only") || !strcmp(name, "--list") ||
+            !strcmp(name, "--explain")) {
             if (eq) return fail(err, errlen, "option %s takes no value%s", name, "");
             if (!strcmp(name, "--help")) o->help = 1;
             else if (!strcmp(name, "--list")) o->list = 1;
+            else if (!strcmp(name, "--explain")) o->explain = 1;
             else o->check_only = 1;
             continue;
         }
@@ -1124,6 +1128,46 @@ static void list_variants(const gemm_lesson *L) {
     }
 }
 
+static harness_explain_fn explain_fn; /* harness_set_explain */
+void harness_set_explain(harness_explain_fn fn) { explain_fn = fn; }
+
+/* --explain: the lesson's explain line for every (dtype, layout, size) of the request (the
+ * dtypes of its default variant when --dtype is not given), without the GPU. */
+static int explain_cases(const gemm_lesson *L, const harness_opts *o, const char *prog) {
+    if (!explain_fn) {
+        fprintf(stderr, "%s: lesson %s has no dispatcher to explain (--explain is for lesson 08)\n",
+                prog, L->id);
+        return HARNESS_EXIT_USAGE;
+    }
+    unsigned layouts = o->layouts           ? o->layouts
+                       : L->default_layouts ? L->default_layouts
+                                            : GEMM_LAYOUT_BIT(GEMM_TN);
+    unsigned dts = o->dtypes ? o->dtypes : L->variants[0].dtypes;
+    char line[512];
+    line[0] = '\0';
+    explain_fn(NULL, line, sizeof line);
+    if (line[0]) printf("%s: %s\n", L->id, line);
+    for (int d = 0; d < GEMM_NDTYPES; ++d) {
+        if (!(dts & GEMM_DT_BIT(d))) continue;
+        for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
+            if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
+            for (int s = 0; s < o->nsizes; ++s) {
+                gemm_problem p;
+                make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
+                /* stand-in addresses: 256-byte aligned bases plus the request's offset */
+                const uintptr_t off = (uintptr_t)o->offset * harness_dtype_size(p.dtype);
+                p.A = (const void *)((uintptr_t)0x100000 + off);
+                p.B = (const void *)((uintptr_t)0x200000 + off);
+                p.C = (void *)((uintptr_t)0x300000 + off);
+                explain_fn(&p, line, sizeof line);
+                printf("%dx%dx%d %s %s: %s\n", p.m, p.n, p.k, dtype_names[d], layout_names[l],
+                       line);
+            }
+        }
+    }
+    return HARNESS_EXIT_OK;
+}
+
 /* Refusals of an explicit request, one line per reason, before anything runs. Returns 1 when
  * nothing is left to run (the caller exits 2). A default request with something to run says
  * nothing here: its skips are one line after the table (harness_skip_line). */
@@ -1253,6 +1297,7 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         list_variants(lesson);
         return HARNESS_EXIT_OK;
     }
+    if (o.explain) return explain_cases(lesson, &o, prog);
 
     /* Plan every (variant, dtype, layout, size) first, so that refusals are reported, and a
      * request with nothing runnable is a usage error, before the GPU is touched. */

@@ -104,6 +104,15 @@ typedef struct gemm_lesson {
     unsigned default_layouts;
 } gemm_lesson;
 
+/* A lesson with a dispatcher (lesson 08) registers how to explain it before harness_main;
+ * `--explain` then prints, for every (dtype, layout, size) of the request, the line fn writes
+ * (no newline: what the default variant would run for p and why; returns its length). fn is
+ * called first with p == NULL for a header line (what it plans for, e.g. the device), which
+ * may be "". The pointers in p are stand-ins with the request's alignment (--offset), never
+ * dereferenced; no GPU is needed. Without a registered fn, --explain is a usage error. */
+typedef int (*harness_explain_fn)(const gemm_problem *p, char *buf, size_t len);
+void harness_set_explain(harness_explain_fn fn);
+
 /* ---- options ------------------------------------------------------------------------- */
 
 #define HARNESS_MAX_SIZES 64
@@ -133,6 +142,7 @@ typedef struct harness_opts {
     unsigned long long seed;
     char csv[512]; /* "" = no CSV */
     int list;      /* --list: print variants and exit */
+    int explain;   /* --explain: print the dispatcher's choice per case and exit */
     int help;      /* --help was given */
 } harness_opts;
 

@@ -78,5 +78,21 @@ if [ -x "$BUILD/01_naive/run" ]; then
     check "01 stray argument" 2 "options start with --" "$BUILD/01_naive/run" 4096
     check "01 iters range" 2 "expected an integer in 1..100000" "$BUILD/01_naive/run" --iters 0
 fi
+# --explain: lesson 08's dispatcher says what it would run, one line per case, with no GPU;
+# a lesson without a dispatcher refuses it in one line
+if [ -x "$BUILD/08_dispatch/run" ]; then
+    out=$("$BUILD/08_dispatch/run" --explain --size 4096x4096x4096,127x127x127 --dtype fp16 --layout TN,NN 2>&1); rc=$?
+    n=$(printf '%s\n' "$out" | grep -c ' fp16 \(TN\|NN\): .* (rule [A-Z][0-9]*: ')
+    if [ $rc = 0 ] && [ "$n" = 4 ]; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL 08 --explain (rc $rc, $n rule lines): $out"; fi
+fi
+if [ -x "$BUILD/01_naive/run" ]; then
+    check "01 --explain refused" 2 "has no dispatcher" "$BUILD/01_naive/run" --explain
+fi
+# make profile without Nsight Compute or without a GPU: one line, exit 3; a bad lesson: exit 2
+if [ -x "$BUILD/08_dispatch/run" ] && { [ $has_gpu = 0 ] || ! command -v ncu >/dev/null 2>&1; }; then
+    check "profile without ncu/GPU" 3 "profile: " env NCU=/nonexistent/ncu BUILD="$BUILD" bash scripts/profile.sh 08 --size 64x64x64
+    check "profile of no lesson" 2 "no lesson matches" env BUILD="$BUILD" bash scripts/profile.sh 77
+fi
 echo "cli: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -1,8 +1,9 @@
-/* Lesson 08 - dispatch: persistent CTAs, CTA rasterization and a path for every problem.
+/* Lesson 08 - dispatch: a registry of kernels and a pick per problem; persistent CTAs, CTA
+ * rasterization, split-K and a path for every problem.
  *
- * What this lesson adds to lesson 07's default kernel: it runs every problem, and keeps the
- * GPU busy from one tile to the next.
- *  1. Persistent CTAs (the default variant): one CTA per SM walks tiles blockIdx.x,
+ * What this lesson adds to lesson 07's default kernel: it runs every problem, keeps the GPU
+ * busy from one tile to the next, and picks a configuration per shape.
+ *  1. Persistent CTAs (128x256x64_s3_persistent): one CTA per SM walks tiles blockIdx.x,
  *     +gridDim.x, ...; the cp.async pipeline runs on across tiles, so the next tile's first K
  *     tiles load while this tile's last ones are computed and its epilogue runs (own C staging
  *     blocks, 216 KiB). The loader runs STAGES-1 (tile, K tile) pairs ahead of the MMAs.
@@ -19,23 +20,27 @@
  *     The staged epilogue needs beta = 0, ldc % 8 == 0, C 16-byte aligned and a full tile;
  *     otherwise the direct one stores element pairs when ldc is even and C 4-byte aligned,
  *     single elements otherwise.
+ *  4. Kernel composition (dispatch.h): a registry of configurations of this kernel (tile,
+ *     warps, stages, schedule: one tile per CTA, persistent, or split-K) and of lesson 04's
+ *     fp32 SIMT kernel (simt_fp32.cuh), each with what it accepts (disp_refusal: one line,
+ *     before any launch); the variant `default` picks one per problem by a table of rules
+ *     (disp_choose; ./run --explain prints the choice and the rule).
+ *  5. Split-K (splitk.cuh): a (tiles, splits) grid; CTA (t, s) computes split s of tile t's K
+ *     tiles and stores fp32 partial sums to a workspace; splitk_reduce adds the splits in a
+ *     fixed order and applies alpha, beta*C once. Small M uses 16- and 64-row tiles; small N
+ *     the same tiles on C^T = B*A^T (the reduction writes C from the transposed slices).
  *
- * Tile configurations (the variants; the first is the default; one that needs more smem than
- * the GPU allows is refused with the name of one that fits):
- *   128x256x64_s3_persistent  as 128x256x64_s3, one CTA per SM over all tiles, 216 KiB smem
- *   128x256x64_s3   8 warps (2 x 4), warp tile 64x64, 3 stages, 144 KiB smem, 1 CTA/SM
- *   128x128x64_s3   4 warps (2 x 2), warp tile 64x64, 3 stages,  96 KiB smem, 2 CTAs/SM
- *   128x128x32_s4   4 warps (2 x 2), warp tile 64x64, 4 stages,  64 KiB smem (Swizzle<2,3,3>)
- *
- * Every problem is accepted: fp16 and bf16, every layout, any M, N, K >= 1, any leading
- * dimension, any base offset (align = 1).
+ * The variants: `default` (the dispatcher), then the registry's configurations in its order
+ * (./run --list; the README's table). A configuration that needs more smem than the GPU
+ * allows is refused; `default` picks one that fits.
  *
  * Why templates: register arrays need compile-time sizes, the mma instruction (f16/bf16) must
  * be chosen at compile time, and the lesson wants several tile shapes from one source; in
  * plain C one would stamp the kernels out with a macro.
  *
  * Build and run:   make lesson08 && ./run
- *                  ./run --variant 128x256x64_s3_persistent,128x256x64_s3 --dtype bf16 \
+ *                  ./run --explain --dtype fp16,fp32 --size 16x4096x4096,4096x4096x4096
+ *                  ./run --variant default,128x256x64_s3_persistent --dtype bf16 \
  *                        --size 4096x4096x4096
  *
  * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
@@ -49,6 +54,7 @@
 #include "harness.h"
 #include "ptx.h"
 #include "plan.h"
+#include "dispatch.h"
 
 #define MMA_M 16
 #define MMA_N 8
@@ -67,6 +73,10 @@ typedef struct kargs {
     int pair_ok; /* ldc even and C 4-byte aligned: store two elements at once */
     int c_vec;   /* beta == 0, ldc % 8 == 0 and C 16-byte aligned: staged 16-byte stores */
     int rows32;  /* BM rows of A and BN rows of B span < 2^31 bytes: 32-bit row offsets */
+    float *ws;   /* SCHED 2: fp32 partial sums, slice blockIdx.y (M,N):(N,1) (splitk.cuh); or
+                    NULL: C as above */
+    const uint16_t *safe; /* a valid address (A) for the zero-byte copies at the edges: stays
+                             put when a split moves A (a kernel argument, no register) */
 } kargs;
 
 static __device__ __forceinline__ float elem_to_f32(uint16_t v, int bf16) {
@@ -237,14 +247,16 @@ static __device__ __forceinline__ void loader_tile(loader *l, copy_state *cs, co
     l->kfull = p->rows32 && l->m0 + BM <= p->M && l->n0 + BN <= p->N ? p->K / BK : 0;
 }
 
-/* After the copies of one K tile: on to the next K tile, or the next tile's first. */
-template <int BM, int BN, int BK>
+/* After the copies of one K tile: on to the next K tile, or the next tile's first. ONE: the
+ * CTA has one tile at most (split-K), so there is no next one (which also tells the compiler
+ * that A and B need not stay live for a next loader_tile). */
+template <int BM, int BN, int BK, int ONE = 0>
 static __device__ __forceinline__ void loader_next(loader *l, copy_state *cs, const kargs *p,
                                                    int crow, int ktiles, int tiles_m,
                                                    int tiles_n) {
     if (++l->kt == ktiles) {
         l->kt = 0;
-        if (++l->t < l->end) loader_tile<BM, BN, BK>(l, cs, p, crow, tiles_m, tiles_n);
+        if (++l->t < l->end && !ONE) loader_tile<BM, BN, BK>(l, cs, p, crow, tiles_m, tiles_n);
         else l->kfull = 0;
     }
 }
@@ -258,7 +270,7 @@ static __device__ __forceinline__ void copies(const copy_state *cs, const tile_c
                                               int lo, int hi, int st) {
     if (ld->t >= ld->end) return;
     if (!GENERIC) {
-        copy_range<BM, BN, BK, NT>(cs, tc, lo, hi, st, ld->kt, p->K, p->A);
+        copy_range<BM, BN, BK, NT>(cs, tc, lo, hi, st, ld->kt, p->K, p->safe);
     } else if (lo == 0) {
         const int lda = (int)p->lda, ldb = (int)p->ldb;
         /* (M,K):(lda,1) when K-major, (M,K):(1,lda) when M-major; B likewise */
@@ -455,6 +467,8 @@ static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], cons
     __syncwarp(); /* all reads done before the next tile's pairs overwrite the block */
 }
 
+#include "splitk.cuh" /* splitk_narrow, store_partial, splitk_reduce */
+
 /* ---- the kernel ----------------------------------------------------------------------------
  * A CTA computes the (BM, BN) tiles of C numbered blockIdx.x, blockIdx.x + gridDim.x, ...
  * (tile numbers go through plan_raster). With one CTA per tile (grid = tiles) that is one
@@ -462,10 +476,13 @@ static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], cons
  * cp.async pipeline runs on across tile boundaries. Warp w owns the (WTM, WTN) =
  * (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of each tile; acc[i][j][0..3] is
  * the C fragment of MMA atom (i, j) of that block. Dynamic smem: sA (BM,BK,STAGES),
- * sB (BN,BK,STAGES), each stage swizzled (plan_smem); then (PERSIST) the warps' C
- * staging blocks, which otherwise overlay the stages after the K loop. */
+ * sB (BN,BK,STAGES), each stage swizzled (plan_smem); then (SCHED 1) the warps' C
+ * staging blocks, which otherwise overlay the stages after the K loop.
+ * SCHED, the schedule (disp_sched, dispatch.h): 0 one CTA per tile; 1 persistent CTAs;
+ * 2 split-K: the grid is (tiles, splits), CTA (t, s) computes split s of tile t's K tiles
+ * (splitk_narrow) and, when p.ws is set, stores its partial sum there (store_partial). */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
-          int PERSIST>
+          int SCHED>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs p) {
     enum {
         NT = 32 * WARPS_M * WARPS_N,
@@ -478,19 +495,22 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
     static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
     static_assert(BM % (NT / (BK / 8)) == 0 && BN % (NT / (BK / 8)) == 0,
                   "plan_copy's copy tile must tile A and B");
-    static_assert(PERSIST || NT / 32 * WTM * (WTN + 8) <= STAGES * (BM + BN) * BK,
+    static_assert(SCHED == 1 || NT / 32 * WTM * (WTN + 8) <= STAGES * (BM + BN) * BK,
                   "C staging must fit in the pipeline's smem");
     extern __shared__ __align__(128) uint16_t smem[];
     const uint32_t sA_u = ptx_smem_u32(smem);
     const uint32_t sB_u = ptx_smem_u32(smem + STAGES * plan_smem_stage(BM, BK));
     const lay_tiled_mma mma = plan_mma(WARPS_M, WARPS_N, BM, BN, BK);
     const tile_consts tc = tile_plan<BM, BN, BK, NT>();
+    if (SCHED == 2) splitk_narrow<BK>(&p); /* from here on, p is split blockIdx.y's problem */
 
     const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
     const int ntiles = tiles_m * tiles_n;
     const int ktiles = (p.K + BK - 1) / BK;
     /* this CTA's tiles: blockIdx.x + t * gridDim.x for t = 0 .. mine-1 */
-    const int mine = (int)blockIdx.x < ntiles ? (ntiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1 : 0;
+    const int mine = (int)blockIdx.x >= ntiles ? 0
+                     : SCHED == 2           ? 1 /* grid (tiles, splits): one tile each */
+                                            : (ntiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1;
 
     float acc[MI][NI][4];
 #pragma unroll
@@ -531,7 +551,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
     for (int st = 0; st < STAGES - 1; ++st) {
         copies<BM, BN, BK, NT, STAGES, GENERIC>(&cs, &tc, &ld, &p, smem, 0, tc.na + tc.nb, st);
         ptx_cp_async_commit();
-        loader_next<BM, BN, BK>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
+        loader_next<BM, BN, BK, SCHED == 2>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
     }
     PTX_CP_ASYNC_WAIT(STAGES - 2);
     __syncthreads();
@@ -554,28 +574,30 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
                     acc, ra, rb, &cs, &fa, &tc, &rd, &wr, kt + STAGES - 1, 1, &p, &ld, smem);
             if (kt > 0) { /* the loader's position after the loop */
                 ld.kt = kt + STAGES - 2;
-                loader_next<BM, BN, BK>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
+                loader_next<BM, BN, BK, SCHED == 2>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
             }
         }
         for (; kt < ktiles; ++kt) {
             const int more = kt + 1 < ktiles || t + 1 < mine; /* another K tile follows */
             k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, GENERIC, 0>(
                 acc, ra, rb, &cs, &fa, &tc, &rd, &wr, ld.kt, more, &p, &ld, smem);
-            loader_next<BM, BN, BK>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
+            loader_next<BM, BN, BK, SCHED == 2>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
         }
 
         /* epilogue of tile t (zeroes acc for the next one) */
         int tm, tn;
         plan_raster((int)blockIdx.x + t * (int)gridDim.x, tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
         const int m0 = tm * BM, n0 = tn * BN;
-        if (p.c_vec && m0 + BM <= p.M && n0 + BN <= p.N) { /* uniform over the CTA */
-            if (!PERSIST) {
+        if (SCHED == 2 && p.ws) { /* a split's partial sum: splitk_reduce writes C */
+            store_partial<MI, NI>(acc, &p, mma, m0, n0);
+        } else if (p.c_vec && m0 + BM <= p.M && n0 + BN <= p.N) { /* uniform over the CTA */
+            if (SCHED != 1) {
                 /* the staging blocks overlay the pipeline stages: no copy may still be in
                  * flight and every warp must be done with its ldmatrix reads */
                 ptx_cp_async_wait_all();
                 __syncthreads();
             }
-            uint16_t *sC = smem + (PERSIST ? STAGES * (plan_smem_stage(BM, BK) + plan_smem_stage(BN, BK)) : 0) +
+            uint16_t *sC = smem + (SCHED == 1 ? STAGES * (plan_smem_stage(BM, BK) + plan_smem_stage(BN, BK)) : 0) +
                            threadIdx.x / 32 * plan_cstage_size(WTM, WTN); /* this warp's */
             store_c_staged<BF16, MI, NI, WTM, WTN>(acc, &p, mma, sC, m0, n0);
         } else {
@@ -585,29 +607,21 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 }
 
-/* Dynamic smem of one CTA in bytes: STAGES x (BM + BN) rows of the smem tile, plus
- * (persistent) one C staging block of (WTM, WTN + 8) halves per warp. */
-static size_t smem_bytes(int bm, int bn, int bk, int warps_m, int warps_n, int stages,
-                         int persist) {
-    const size_t stages_b = (size_t)stages * (plan_smem_stage(bm, bk) + plan_smem_stage(bn, bk)) * 2;
-    return stages_b + (persist ? (size_t)warps_m * warps_n * plan_cstage_size(bm / warps_m, bn / warps_n) * 2 : 0);
-}
-
-/* Sets the dynamic smem limit and launches one instantiation on a 1-D grid: one CTA per tile,
- * or (PERSIST) as many CTAs as fit on the GPU at once, never more than there are tiles.
- * Returns the first CUDA error. */
+/* Sets the dynamic smem limit and launches one instantiation: one CTA per tile on a 1-D grid
+ * (SCHED 0), as many CTAs as fit on the GPU at once but never more than there are tiles
+ * (SCHED 1, persistent), or a (tiles, split) grid (SCHED 2, split-K). smem: the
+ * configuration's dynamic smem (disp_smem_bytes, dispatch.h). Returns the first CUDA error. */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
-          int PERSIST>
-static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
+          int SCHED>
+static cudaError_t launch_one(const kargs *a, size_t smem, int split, cudaStream_t s) {
     const int threads = 32 * WARPS_M * WARPS_N;
-    const size_t smem = smem_bytes(BM, BN, BK, WARPS_M, WARPS_N, STAGES, PERSIST);
     void (*kernel)(kargs) =
-        gemm_dispatch<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, PERSIST>;
+        gemm_dispatch<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
     long long grid = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
-    if (PERSIST) {
+    if (SCHED == 1) {
         /* CTAs that fit on the device at once, asked once per device (not on every launch) */
         static int cap_dev = -1;
         static long long cap = 0;
@@ -626,19 +640,30 @@ static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
         if (cap < grid) grid = cap;
     }
     if (grid == 0) grid = 1; /* M or N is 0: one CTA that has no tile */
-    kernel<<<dim3((unsigned)grid), dim3(threads), smem, s>>>(*a);
+    kernel<<<dim3((unsigned)grid, SCHED == 2 ? (unsigned)split : 1u), dim3(threads), smem, s>>>(*a);
     return cudaGetLastError();
 }
 
-/* Fast path when every cp.async can move 16 aligned bytes, generic path otherwise. */
-static int fast_path_ok(const gemm_problem *p) {
-    return p->a_kmajor && p->b_kmajor && p->lda % 8 == 0 && p->ldb % 8 == 0 &&
-           ((uintptr_t)p->A & 15) == 0 && ((uintptr_t)p->B & 15) == 0;
+/* CTAs of one instantiation an SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor, with
+ * the dynamic smem raised first), or -1 on an error. */
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
+          int SCHED>
+static int occupancy_one(size_t smem) {
+    void (*kernel)(kargs) =
+        gemm_dispatch<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED>;
+    int per_sm = -1;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * WARPS_M * WARPS_N,
+                                                      smem) != cudaSuccess)
+        return -1;
+    return per_sm;
 }
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int PERSIST>
-static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
+/* The kernel arguments of problem p for a (BM, BN) tile; ws: the split-K workspace or NULL. */
+static kargs make_kargs(const gemm_problem *p, int bm, int bn, float *ws) {
     kargs a;
+    memset(&a, 0, sizeof a);
     a.M = p->m; a.N = p->n; a.K = p->k;
     a.alpha = p->alpha; a.beta = p->beta;
     a.A = (const uint16_t *)p->A; a.B = (const uint16_t *)p->B; a.C = (uint16_t *)p->C;
@@ -646,83 +671,230 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     a.a_kmajor = p->a_kmajor; a.b_kmajor = p->b_kmajor;
     a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
     a.c_vec = p->beta == 0.0f && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
-    a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
-    const int bf16 = p->dtype == GEMM_BF16, fast = fast_path_ok(p);
+    a.rows32 = (long long)bm * p->lda * 2 < (1LL << 31) && (long long)bn * p->ldb * 2 < (1LL << 31);
+    a.ws = ws;
+    a.safe = a.A;
+    return a;
+}
+
+/* One TC configuration of the registry on problem p: fast path (16-byte cp.async) when A and
+ * B allow it, the generic path otherwise; the split-K schedule has the fast path only (the
+ * registry marks it fast_only, so disp_refusal keeps other problems away). split and ws: the
+ * K split and the workspace (SCHED 2; else 1 and NULL). */
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int SCHED>
+static cudaError_t launch_cfg(const gemm_problem *p, size_t smem, int split, float *ws,
+                              cudaStream_t s) {
+    enum { G = SCHED == 2 ? 0 : 1 }; /* the generic instantiation, where there is one */
+    const kargs a = make_kargs(p, BM, BN, ws);
+    const int bf16 = p->dtype == GEMM_BF16, fast = disp_fast_path(p); /* else GEMM_FP16 */
+    if ((SCHED == 2 && !fast) || (SCHED != 2 && (split != 1 || ws))) return cudaErrorInvalidValue;
     if (bf16)
-        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(&a, s)
-                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, s);
-    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, PERSIST>(&a, s)
-                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1, PERSIST>(&a, s);
+        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s)
+                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>(&a, smem, split, s);
+    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s)
+                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>(&a, smem, split, s);
+}
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int SCHED>
+static int occupancy_cfg(size_t smem) {
+    return occupancy_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(smem);
 }
 
-static cudaError_t launch_128x256x64_s3_persistent(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3, 1>(p, s);
-}
-static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3, 0>(p, s);
-}
-static cudaError_t launch_128x128x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 64, 2, 2, 3, 0>(p, s);
-}
-static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 32, 2, 2, 4, 0>(p, s);
-}
+/* ---- the registry's kernels ---------------------------------------------------------------
+ * One row per configuration of disp_configs (dispatch.h), in its order (main() checks the
+ * names): how to launch it on a problem with a K split (1: none) and a workspace (NULL: C),
+ * and how many of its CTAs an SM holds. The tile parameters here are the registry's (the CPU
+ * tests check the registry's smem against plan.h). */
+typedef struct cfg_kernel {
+    const char *name;
+    cudaError_t (*launch)(const gemm_problem *p, int split, float *ws, cudaStream_t s);
+    int (*occupancy)(void);
+} cfg_kernel;
 
-/* every variant's dynamic smem (the one table of it; its configurations are those of the
- * launch_* functions above), largest first */
-static const struct { const char *name; size_t smem; } by_smem[] = {
-    {"128x256x64_s3_persistent", smem_bytes(128, 256, 64, 2, 4, 3, 1)}, /* 221,184 B */
-    {"128x256x64_s3", smem_bytes(128, 256, 64, 2, 4, 3, 0)},            /* 147,456 B */
-    {"128x128x64_s3", smem_bytes(128, 128, 64, 2, 2, 3, 0)},            /*  98,304 B */
-    {"128x128x32_s4", smem_bytes(128, 128, 32, 2, 2, 4, 0)}};           /*  65,536 B */
-
-/* The 1-D grid holds at most 2^31 - 1 CTAs; tile indices must fit an int. A variant whose CTA
- * needs more shared memory than this GPU gives one block (cudaDevAttrMaxSharedMemoryPerBlockOptin:
- * 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89; CUDA C++ Programming Guide,
- * "Features and Technical Specifications") is refused before launch, naming the largest
- * variant that fits. Without a usable device the query fails and the harness reports that. */
-static const char *check_variant(const gemm_problem *p, const char *name) {
-    static char why[160];
-    int dev, optin;
-    size_t smem = 0;
-    for (size_t i = 0; i < sizeof by_smem / sizeof by_smem[0]; ++i)
-        if (strcmp(by_smem[i].name, name) == 0) smem = by_smem[i].smem;
-    if ((long long)((p->m + 127) / 128) * ((p->n + 127) / 128) > 2147483647LL)
-        return "M*N too large: more than 2^31-1 CTA tiles";
-    if (cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
-            cudaSuccess &&
-        (size_t)optin < smem) {
-        const char *fits = NULL;
-        for (size_t i = 0; i < sizeof by_smem / sizeof by_smem[0] && !fits; ++i)
-            if (by_smem[i].smem <= (size_t)optin) fits = by_smem[i].name;
-        snprintf(why, sizeof why, "needs %zu KiB of shared memory per CTA, this GPU allows %d KiB%s%s",
-                 smem / 1024, optin / 1024, fits ? "; try --variant " : "", fits ? fits : "");
-        return why;
+#define TC_CFG(name, BM, BN, BK, WM, WN, ST, SCHED)                                             \
+    static cudaError_t launch_##name(const gemm_problem *p, int split, float *ws,              \
+                                     cudaStream_t s) {                                          \
+        return launch_cfg<BM, BN, BK, WM, WN, ST, SCHED>(                                       \
+            p, (size_t)disp_smem_bytes(&disp_configs[disp_find(#name)]), split, ws, s);         \
+    }                                                                                           \
+    static int occupancy_##name(void) {                                                         \
+        return occupancy_cfg<BM, BN, BK, WM, WN, ST, SCHED>(                                    \
+            (size_t)disp_smem_bytes(&disp_configs[disp_find(#name)]));                          \
     }
-    return NULL;
-}
-#define CHECK(name) \
-    static const char *check_##name(const gemm_problem *p) { return check_variant(p, #name); }
-CHECK(128x256x64_s3_persistent)
-CHECK(128x256x64_s3)
-CHECK(128x128x64_s3)
-CHECK(128x128x32_s4)
-#undef CHECK
+TC_CFG(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1)
+TC_CFG(128x256x64_s3, 128, 256, 64, 2, 4, 3, 0)
+TC_CFG(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0)
+TC_CFG(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0)
+TC_CFG(128x128x32_s4_splitk, 128, 128, 32, 2, 2, 4, 2)
+TC_CFG(64x128x64_s3_splitk, 64, 128, 64, 2, 2, 3, 2)
+TC_CFG(16x128x64_s4_splitk, 16, 128, 64, 1, 4, 4, 2)
+#undef TC_CFG
 
-#define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
-#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 1, check_##name, launch_##name}
+/* lesson 04's fp32 SIMT kernel, two tile configurations (launch_simt_*, occupancy_simt_*) */
+#include "simt_fp32.cuh"
 
-static const gemm_variant variants[] = {
-    V(128x256x64_s3_persistent, "128x256x64_s3 with one CTA per SM walking tiles: the pipeline "
-                                "runs on across tiles; 216 KiB smem (C staging of its own)"),
-    V(128x256x64_s3, "lesson 07's 128x256x64_s3 on a rasterized 1-D grid, any layout/alignment"),
-    V(128x128x64_s3, "lesson 07's 128x128x64_s3 on a rasterized 1-D grid, any layout/alignment"),
-    V(128x128x32_s4, "lesson 07's 128x128x32_s4 on a rasterized 1-D grid, any layout/alignment"),
+#define ROW(name) {#name, launch_##name, occupancy_##name}
+static const cfg_kernel cfg_kernels[] = {
+    ROW(128x256x64_s3_persistent),
+    ROW(128x256x64_s3),
+    ROW(128x128x64_s3),
+    ROW(128x128x32_s4),
+    ROW(128x128x32_s4_splitk),
+    ROW(64x128x64_s3_splitk),
+    ROW(16x128x64_s4_splitk),
+    ROW(simt_128x128x8_4w),
+    ROW(simt_32x64x8_2w),
 };
+#undef ROW
 
-static const gemm_lesson lesson = {"08_dispatch", "Persistent CTAs, rasterization, every problem",
-                                   (int)(sizeof variants / sizeof variants[0]), variants,
-                                   GEMM_LAYOUT_BIT(GEMM_TN)};
+#include "repack.cuh" /* repack_kmajor: rule R1's K-major copies */
 
-int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
+/* The workspace: DISP_WS_BYTES, a __device__ array, so that no launch allocates (rule R1's
+ * copies of A and B, then the split-K partial sums). One per process: launches that use it
+ * must be ordered (one stream, as the harness runs them); a library would take it from the
+ * caller, as cuBLASLt does. */
+static __device__ __align__(256) float disp_ws[DISP_WS_BYTES / 4];
+
+static char *workspace(void) {
+    static char *ws = NULL;
+    if (!ws && cudaGetSymbolAddress((void **)&ws, disp_ws) != cudaSuccess) ws = NULL;
+    return ws;
+}
+
+/* Runs configuration ci on p with K split `split`, on C^T = B*A^T when `transposed`: straight
+ * into C when neither, else into the workspace `ws` (fp32 partial sums) and through
+ * splitk_reduce, which applies alpha and beta*C once (splitk.cuh). The choice was checked by
+ * disp_refusal. */
+static cudaError_t run_config(int ci, const gemm_problem *p, int split, int transposed, int sms,
+                              float *ws, cudaStream_t s) {
+    if (split == 1 && !transposed) return cfg_kernels[ci].launch(p, 1, NULL, s);
+    if (!ws) return cudaErrorMemoryAllocation;
+    const gemm_problem q = transposed ? disp_transpose(p) : *p;
+    cudaError_t e = cfg_kernels[ci].launch(&q, split, ws, s);
+    if (e != cudaSuccess) return e;
+    return splitk_reduce_launch(ws, split, p, transposed, sms, s);
+}
+
+/* ---- the device the dispatcher plans for ------------------------------------------------ */
+
+/* Read off the current GPU once (SMs, smem per CTA, each configuration's CTAs per SM); the
+ * H200 defaults of dispatch.h when there is no usable GPU (--explain on a CPU machine). */
+static const disp_device *current_device(void) {
+    static disp_device d;
+    static int have = 0;
+    if (have) return &d;
+    d = disp_device_default();
+    int dev, sms, optin;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
+            cudaSuccess) {
+        d.sms = sms;
+        d.smem_optin = optin;
+        for (int i = 0; i < DISP_NCONFIGS; ++i) {
+            /* a configuration that cannot run here keeps 0 CTAs: disp_refusal declines it */
+            const int n = disp_smem_bytes(&disp_configs[i]) <= optin ? cfg_kernels[i].occupancy() : 0;
+            d.ctas_per_sm[i] = n > 0 ? n : 0;
+        }
+        d.measured = 1;
+    }
+    cudaGetLastError(); /* a failed query leaves no sticky error behind */
+    have = 1;
+    return &d;
+}
+
+/* ---- variants: the dispatcher, then every configuration of the registry ------------------- */
+
+/* One configuration forced with --variant NAME: its refusal (with the split it would use), and
+ * its launch. */
+static const char *check_cfg(int ci, const gemm_problem *p) {
+    static char why[256];
+    const disp_device *d = current_device();
+    return disp_refusal(&disp_configs[ci], p,
+                        disp_split_for(ci, p->m, p->n, p->k, d, DISP_WS_BYTES), d, why, sizeof why);
+}
+static cudaError_t launch_cfg_index(int ci, const gemm_problem *p, cudaStream_t s) {
+    const disp_device *d = current_device();
+    return run_config(ci, p, disp_split_for(ci, p->m, p->n, p->k, d, DISP_WS_BYTES), 0, d->sms,
+                      (float *)workspace(), s);
+}
+
+/* `default`: the dispatcher (dispatch.h: disp_choose) picks the configuration, its K split
+ * and orientation for each problem, then launches it. Accepts every problem. */
+static cudaError_t launch_default(const gemm_problem *p, cudaStream_t s) {
+    disp_choice c;
+    const disp_device *d = current_device();
+    if (disp_choose(p, d, &c)) return cudaErrorInvalidValue;
+    char *ws = workspace();
+    if (!c.repack) return run_config(c.cfg, p, c.split, c.transposed, d->sms, (float *)ws, s);
+    /* rule R1: A and B copied K-major into the workspace, the partial sums after them */
+    if (!ws) return cudaErrorMemoryAllocation;
+    gemm_problem q = disp_repacked(p);
+    uint16_t *A2 = (uint16_t *)ws;
+    uint16_t *B2 = (uint16_t *)(ws + disp_align256(2LL * p->m * q.lda));
+    q.A = A2;
+    q.B = B2;
+    cudaError_t e = repack_launch(p->A, p->m, p->k, p->lda, p->a_kmajor, A2, (int)q.lda, s);
+    if (e == cudaSuccess) e = repack_launch(p->B, p->n, p->k, p->ldb, p->b_kmajor, B2, (int)q.ldb, s);
+    if (e != cudaSuccess) return e;
+    return run_config(c.cfg, &q, c.split, c.transposed, d->sms,
+                      (float *)(ws + disp_repack_bytes(p->m, p->n, p->k)), s);
+}
+static const char *check_default(const gemm_problem *p) {
+    disp_choice c;
+    return disp_choose(p, current_device(), &c) ? "no configuration accepts this problem" : NULL;
+}
+
+static int explain(const gemm_problem *p, char *buf, size_t len) {
+    const disp_device *d = current_device();
+    if (!p)
+        return snprintf(buf, len, "dispatch for %d SMs, %d KiB of smem per CTA%s", d->sms,
+                        d->smem_optin / 1024,
+                        d->measured ? "" : " (no GPU: an H200 assumed, with the registry's CTAs per SM)");
+    return disp_explain(p, d, buf, len);
+}
+
+#define CHECK_LAUNCH(i)                                                                           \
+    static const char *check_##i(const gemm_problem *p) { return check_cfg(i, p); }               \
+    static cudaError_t launch_##i(const gemm_problem *p, cudaStream_t s) {                        \
+        return launch_cfg_index(i, p, s);                                                         \
+    }
+CHECK_LAUNCH(0)
+CHECK_LAUNCH(1)
+CHECK_LAUNCH(2)
+CHECK_LAUNCH(3)
+CHECK_LAUNCH(4)
+CHECK_LAUNCH(5)
+CHECK_LAUNCH(6)
+CHECK_LAUNCH(7)
+CHECK_LAUNCH(8)
+#undef CHECK_LAUNCH
+static const char *(*const cfg_checks[])(const gemm_problem *) = {
+    check_0, check_1, check_2, check_3, check_4, check_5, check_6, check_7, check_8};
+static cudaError_t (*const cfg_launches[])(const gemm_problem *, cudaStream_t) = {
+    launch_0, launch_1, launch_2, launch_3, launch_4, launch_5, launch_6, launch_7, launch_8};
+
+int main(int argc, char **argv) {
+    static gemm_variant variants[1 + DISP_NCONFIGS];
+    static_assert(sizeof cfg_kernels / sizeof cfg_kernels[0] == DISP_NCONFIGS &&
+                      sizeof cfg_checks / sizeof cfg_checks[0] == DISP_NCONFIGS,
+                  "one kernel row per registry entry");
+    unsigned dtypes = 0; /* the default variant computes what some configuration computes */
+    for (int i = 0; i < DISP_NCONFIGS; ++i) dtypes |= disp_configs[i].dtypes;
+    variants[0] = {"default", "the dispatcher: picks a configuration per problem (--explain says which)",
+                   dtypes, GEMM_LAYOUT_ALL, 1, check_default, launch_default};
+    for (int i = 0; i < DISP_NCONFIGS; ++i) {
+        const disp_config *c = &disp_configs[i];
+        if (strcmp(c->name, cfg_kernels[i].name) != 0) {
+            fprintf(stderr, "08_dispatch: registry row %d is %s but its kernel row is %s\n", i,
+                    c->name, cfg_kernels[i].name);
+            return HARNESS_EXIT_CUDA;
+        }
+        variants[1 + i] = {c->name, c->summary, c->dtypes,
+                           c->fast_only ? GEMM_LAYOUT_BIT(GEMM_TN) : GEMM_LAYOUT_ALL,
+                           c->fast_only ? 8 : 1, cfg_checks[i], cfg_launches[i]};
+    }
+    static const gemm_lesson lesson = {"08_dispatch", "Dispatch: a registry of kernels, one pick per problem",
+                                       1 + DISP_NCONFIGS, variants, GEMM_LAYOUT_BIT(GEMM_TN)};
+    harness_set_explain(explain);
+    return harness_main(argc, argv, &lesson);
+}

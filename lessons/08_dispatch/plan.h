@@ -14,7 +14,8 @@
  *                  the stage size, and how a k-step moves a lane's ldmatrix address
  *   plan_cstage*   the epilogue's C staging block of one warp and its copy-out
  *   plan_raster    the order in which CTAs take the tiles of C
- * What this lesson adds to lesson 07's plan: plan_raster.
+ *   plan_split     the K tiles of one split of a split-K launch
+ * What this lesson adds to lesson 07's plan: plan_raster, plan_split.
  */
 #ifndef LESSON08_PLAN_H
 #define LESSON08_PLAN_H
@@ -106,6 +107,19 @@ LAY_HD static inline void plan_raster(int bid, int tiles_m, int tiles_n, int gro
     const int in = bid % per_group;
     *tm = first_m + in % rows;
     *tn = in / rows;
+}
+
+/* plan_split: the K tiles [*kt0, *kt1) that split s (0 <= s < splits) of a split-K launch
+ * computes, out of the ktiles K tiles of every tile of C: a balanced partition, split s
+ * starting at floor(ktiles * s / splits). The splits of one tile are disjoint, their union is
+ * [0, ktiles), and their sizes differ by at most one K tile, so none is empty when
+ * splits <= ktiles (the configurations refuse more splits than K tiles; tests/
+ * test_dispatch_08.c checks every (tile, K tile) pair is computed exactly once). Plain int
+ * arithmetic: ktiles * splits < 2^31 for K <= 65536 and splits <= 16.
+ *   e.g. plan_split(10, 4, s): [0,2) [2,5) [5,7) [7,10) */
+LAY_HD static inline void plan_split(int ktiles, int splits, int s, int *kt0, int *kt1) {
+    *kt0 = ktiles * s / splits;
+    *kt1 = ktiles * (s + 1) / splits;
 }
 
 #endif /* LESSON08_PLAN_H */

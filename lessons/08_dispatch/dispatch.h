@@ -1,0 +1,546 @@
+/* dispatch.h - lesson 08's registry of kernel configurations and the dispatcher that picks one
+ * for a problem. Host-only C (gcc and nvcc): the kernels live in gemm.cu, splitk.cuh and
+ * simt_fp32.cuh; this file says what each configuration is, what it accepts and which one a
+ * problem gets, so that the CPU tests (tests/test_dispatch_08.c) check the very same code the
+ * `default` variant runs.
+ *
+ *   disp_configs[]     the registry: tile, warps, stages, schedule, K split, what it accepts
+ *   disp_smem_bytes    dynamic shared memory of one CTA of a configuration
+ *   disp_refusal       why a configuration cannot compute a problem exactly (NULL: it can)
+ *   disp_split_for     the K split a split-K configuration uses for a problem
+ *   disp_rules[]       the heuristic, one row per rule: when, what, why, what was measured
+ *   disp_choose        the configuration, split and orientation for a problem, and the rule
+ *   disp_explain       that choice as one line (./run --explain)
+ *
+ * Example (what `./run --explain --size 16x4096x4096 --dtype fp16` prints):
+ *     disp_device d = disp_device_default();       // an H200: 132 SMs, 227 KiB smem per CTA
+ *     disp_choice c;
+ *     disp_choose(&p, &d, &c);   // disp_configs[c.cfg].name is "16x128x64_s4_splitk",
+ *                                   // c.split = 12, disp_rules[c.rule].id is "T2"
+ *
+ * Words: a configuration's problem is C = alpha * A * B^T + beta * C with A (M,K), B (N,K)
+ * (common/harness.h). "Transposed" means the dispatcher runs a configuration on the problem
+ * C^T = B * A^T (A and B swap roles, M and N swap), which turns a small N into a small M; the
+ * product then goes through the fp32 workspace and the reduction writes C (splitk.cuh).
+ */
+#ifndef LESSON08_DISPATCH_H
+#define LESSON08_DISPATCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "plan.h"
+#include "simt_plan.h"
+
+/* ---- the registry ------------------------------------------------------------------------ */
+
+typedef enum {
+    DISP_TC = 0,  /* mma.sync m16n8k16 Tensor Core kernel (gemm.cu), fp16/bf16 in, fp32 acc */
+    DISP_SIMT = 1 /* lesson 04's register-staged FFMA kernel (simt_fp32.cuh), fp32 */
+} disp_kind;
+
+/* The schedule: how the CTAs of a launch map onto the work. Values are the TC kernel's SCHED
+ * template parameter. */
+typedef enum {
+    DISP_TILE = 0,       /* one CTA per tile of C, 1-D rasterized grid */
+    DISP_PERSISTENT = 1, /* one CTA per SM slot, each walks tiles; the pipeline runs across */
+    DISP_SPLITK = 2      /* one CTA per (tile, K split): grid (tiles, splits); with more than one
+                            split (or transposed) each writes fp32 partial sums to the workspace
+                            and splitk_reduce applies the epilogue once */
+} disp_sched;
+
+typedef struct disp_config {
+    const char *name; /* the variant name (./run --variant NAME) */
+    disp_kind kind;
+    unsigned dtypes;      /* GEMM_DT_BIT mask */
+    int bm, bn, bk;       /* CTA tile (BLK_M, BLK_N, BLK_K) */
+    int warps_m, warps_n; /* warps along M and N (warp tile = bm/warps_m x bn/warps_n) */
+    int stages;           /* smem stages of the pipeline (SIMT: 2 register-staged buffers) */
+    disp_sched sched;
+    int split;       /* K split: 1 never split, 0 chosen per problem (disp_split_for), S fixed */
+    int fast_only;   /* 1: only the 16-byte cp.async path: A and B K-major (layout TN), lda, ldb
+                      (and ldc, offsets: the harness's align) multiples of 8, 16-byte bases */
+    int ctas_per_sm; /* CTAs one SM holds (smem and registers, sm_90; the kernel's launch
+                        bounds promise at least min_blocks). The GPU's own count replaces it
+                        at run time (cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
+    int min_blocks;  /* __launch_bounds__ min CTAs per SM: registers per thread <= 65536 /
+                        (threads * min_blocks), at most 255 */
+    const char *summary;
+} disp_config;
+
+#define DISP_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
+#define DISP_FP32 GEMM_DT_BIT(GEMM_FP32)
+
+/* The registry, in the order of ./run --list (after `default`). ctas_per_sm: from the smem
+ * (228 KiB per SM on sm_90, 1 KiB of it reserved per CTA) and ptxas's register counts
+ * (build/08_dispatch/ptxas.txt, CUDA 13.0, sm_90: 243-254 for the 128-row TC tiles, 178 for
+ * 64x128, 92 for 16x128, 255 for simt_128x128x8_4w, 168 for simt_32x64x8_2w). */
+/*  name, kind, dtypes, bm, bn, bk, warps_m, warps_n, stages, sched, split, fast_only,
+ *  ctas_per_sm, min_blocks, summary */
+static const disp_config disp_configs[] = {
+    {"128x256x64_s3_persistent", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_PERSISTENT, 1, 0,
+     1, 1,
+     "128x256x64_s3 with one CTA per SM walking tiles: the pipeline runs on across tiles; "
+     "216 KiB smem (C staging of its own)"},
+    {"128x256x64_s3", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_TILE, 1, 0, 1, 1,
+     "lesson 07's 128x256x64_s3 on a rasterized 1-D grid, any layout/alignment"},
+    {"128x128x64_s3", DISP_TC, DISP_HALVES, 128, 128, 64, 2, 2, 3, DISP_TILE, 1, 0, 2, 1,
+     "lesson 07's 128x128x64_s3 on a rasterized 1-D grid, any layout/alignment"},
+    {"128x128x32_s4", DISP_TC, DISP_HALVES, 128, 128, 32, 2, 2, 4, DISP_TILE, 1, 0, 2, 1,
+     "lesson 07's 128x128x32_s4 on a rasterized 1-D grid, any layout/alignment"},
+    {"128x128x32_s4_splitk", DISP_TC, DISP_HALVES, 128, 128, 32, 2, 2, 4, DISP_SPLITK, 0, 1, 2, 1,
+     "128x128x32_s4 over (tiles, K splits), split per problem, fp32 partials + reduction; TN"},
+    {"64x128x64_s3_splitk", DISP_TC, DISP_HALVES, 64, 128, 64, 2, 2, 3, DISP_SPLITK, 0, 1, 2, 1,
+     "M <= 64: 4 warps of 32x64, 3 stages, 72 KiB smem, K split per problem; TN"},
+    {"16x128x64_s4_splitk", DISP_TC, DISP_HALVES, 16, 128, 64, 1, 4, 4, DISP_SPLITK, 0, 1, 3, 1,
+     "M <= 16: 4 warps of 16x32, 4 stages, 72 KiB smem, K split per problem; TN"},
+    {"simt_128x128x8_4w", DISP_SIMT, DISP_FP32, 128, 128, 8, 2, 2, 2, DISP_SPLITK, 0, 0, 2, 2,
+     "fp32 FFMA: lesson 04's ldg128_128x128x8_4w (4 warps of 64x64, 16x8/thread), K split"},
+    {"simt_32x64x8_2w", DISP_SIMT, DISP_FP32, 32, 64, 8, 1, 2, 2, DISP_SPLITK, 0, 0, 6, 4,
+     "fp32 FFMA, M <= 32: 2 warps of 32x32, 8x4/thread, 6.5 KiB smem, K split per problem"},
+};
+#define DISP_NCONFIGS ((int)(sizeof disp_configs / sizeof disp_configs[0]))
+
+/* The workspace (a __device__ array in gemm.cu: no launch allocates): the K-major copies of
+ * A and B of rule R1 (disp_repack_bytes) first, then the fp32 split-K partial sums (a split of
+ * S over an (M,N) problem needs S*M*N floats). */
+#define DISP_WS_BYTES (256LL << 20)
+#define DISP_MAX_SPLIT 16 /* most K splits of one launch */
+
+/* The problem C^T = B * A^T of problem p: A and B swap roles (and leading dimensions and
+ * majorness), M and N swap; C is not part of it (the workspace takes the product). */
+static inline gemm_problem disp_transpose(const gemm_problem *p) {
+    gemm_problem q = *p;
+    q.m = p->n;
+    q.n = p->m;
+    q.A = p->B;
+    q.B = p->A;
+    q.lda = p->ldb;
+    q.ldb = p->lda;
+    q.a_kmajor = p->b_kmajor;
+    q.b_kmajor = p->a_kmajor;
+    return q;
+}
+
+/* Index of the configuration named `name`, or -1. */
+static inline int disp_find(const char *name) {
+    for (int i = 0; i < DISP_NCONFIGS; ++i)
+        if (!strcmp(disp_configs[i].name, name)) return i;
+    return -1;
+}
+
+static inline int disp_threads(const disp_config *c) { return 32 * c->warps_m * c->warps_n; }
+
+/* Dynamic smem of one CTA, bytes. TC: STAGES x (BM + BN) rows of the swizzled smem tile (2
+ * bytes per element), plus (persistent) one C staging block of (WTM, WTN + 8) halves per warp.
+ * SIMT: 2 buffers of the transposed tiles (BK x (BM + P4_PAD) + BK x (BN + P4_PAD) floats). */
+static inline long long disp_smem_bytes(const disp_config *c) {
+    if (c->kind == DISP_SIMT)
+        return 2LL * (c->bk * (c->bm + P4_PAD) + c->bk * (c->bn + P4_PAD)) * 4;
+    const long long st =
+        (long long)c->stages * (plan_smem_stage(c->bm, c->bk) + plan_smem_stage(c->bn, c->bk)) * 2;
+    const int warps = c->warps_m * c->warps_n;
+    return st +
+           (c->sched == DISP_PERSISTENT
+                ? (long long)warps * plan_cstage_size(c->bm / c->warps_m, c->bn / c->warps_n) * 2
+                : 0);
+}
+
+/* Registers per thread the launch bounds allow. */
+static inline int disp_max_regs(const disp_config *c) {
+    const int r = 65536 / (disp_threads(c) * c->min_blocks);
+    return r > 255 ? 255 : r;
+}
+
+/* ---- the device the dispatcher plans for ------------------------------------------------- */
+
+typedef struct disp_device {
+    int sms;                        /* multiprocessors */
+    int smem_optin;                 /* bytes of smem one CTA may have (opt-in maximum) */
+    int ctas_per_sm[DISP_NCONFIGS]; /* CTAs of each configuration one SM holds */
+    int measured;                   /* 1: read off a GPU; 0: the H200 values below */
+} disp_device;
+
+/* An H200 (sm_90: 132 SMs, 227 KiB per CTA), with the registry's CTAs per SM: what the CPU
+ * tests and `--explain` without a GPU plan for. */
+static inline disp_device disp_device_default(void) {
+    disp_device d;
+    memset(&d, 0, sizeof d);
+    d.sms = 132;
+    d.smem_optin = 227 * 1024;
+    for (int i = 0; i < DISP_NCONFIGS; ++i) d.ctas_per_sm[i] = disp_configs[i].ctas_per_sm;
+    return d;
+}
+
+/* ---- what a configuration accepts ---------------------------------------------------------- */
+
+static inline long long disp_ceil(long long a, long long b) { return (a + b - 1) / b; }
+static inline long long disp_tiles(const disp_config *c, int m, int n) {
+    return disp_ceil(m, c->bm) * disp_ceil(n, c->bn);
+}
+
+/* 1 when A and B can take the 16-byte cp.async path: both K-major, lda and ldb multiples of 8
+ * halves, 16-byte aligned bases (NULL pointers, as when a request is planned, count as
+ * aligned: the harness checks the request's offsets against the variant's align). */
+static inline int disp_fast_path(const gemm_problem *p) {
+    return p->a_kmajor && p->b_kmajor && p->lda % 8 == 0 && p->ldb % 8 == 0 &&
+           ((uintptr_t)p->A & 15) == 0 && ((uintptr_t)p->B & 15) == 0;
+}
+
+/* Why configuration c cannot compute problem p exactly with a K split of `split` (1: none) on
+ * device d, as one line into buf; NULL when it can. Checked before any launch: by the variant
+ * (its check callback, with the split disp_split_for picks), by the dispatcher for every
+ * candidate, and by the CPU tests over all shapes.
+ *   e.g. "needs A and B K-major (layout TN); the default variant takes every layout" */
+static inline const char *disp_refusal(const disp_config *c, const gemm_problem *p, int split,
+                                       const disp_device *d, char *buf, size_t len) {
+    const long long ktiles = disp_ceil(p->k, c->bk);
+    if (!(c->dtypes & GEMM_DT_BIT(p->dtype))) {
+        snprintf(buf, len, "computes %s only", c->kind == DISP_SIMT ? "fp32" : "fp16 and bf16");
+        return buf;
+    }
+    if (c->fast_only && !(p->a_kmajor && p->b_kmajor)) {
+        snprintf(buf, len,
+                 "needs A and B K-major (layout TN); the default variant takes every layout");
+        return buf;
+    }
+    if (c->fast_only &&
+        (p->lda % 8 || p->ldb % 8 || ((uintptr_t)p->A & 15) || ((uintptr_t)p->B & 15))) {
+        snprintf(buf, len,
+                 "needs lda and ldb multiples of 8 and 16-byte aligned A and B (16-byte "
+                 "cp.async); the default variant takes any alignment");
+        return buf;
+    }
+    if (c->kind == DISP_SIMT && (p->lda >= P4_MAX_LD || p->ldb >= P4_MAX_LD)) {
+        snprintf(buf, len, "lda and ldb must be below 2^22 (32-bit offsets inside a tile)");
+        return buf;
+    }
+    if (disp_tiles(c, p->m, p->n) > 2147483647LL) {
+        snprintf(buf, len, "M*N too large: more than 2^31-1 CTA tiles");
+        return buf;
+    }
+    if (split < 1 || (split > 1 && c->sched != DISP_SPLITK)) {
+        snprintf(buf, len, "has no K split (asked for %d)", split);
+        return buf;
+    }
+    if (split > DISP_MAX_SPLIT) {
+        snprintf(buf, len, "K split %d is more than %d", split, DISP_MAX_SPLIT);
+        return buf;
+    }
+    if (split > ktiles) {
+        snprintf(buf, len, "K split %d needs at least %d K tiles of %d (K > %d); K = %d has %lld",
+                 split, split, c->bk, (split - 1) * c->bk, p->k, ktiles);
+        return buf;
+    }
+    if (split > 1 && (long long)split * p->m * p->n * 4 > DISP_WS_BYTES) {
+        snprintf(buf, len,
+                 "K split %d of %dx%d needs %lld MiB of workspace, more than the %lld MiB", split,
+                 p->m, p->n, ((long long)split * p->m * p->n * 4) >> 20, DISP_WS_BYTES >> 20);
+        return buf;
+    }
+    if (d && disp_smem_bytes(c) > d->smem_optin) {
+        snprintf(buf, len,
+                 "needs %lld KiB of shared memory per CTA, this GPU allows %d KiB; the "
+                 "default variant picks one that fits",
+                 disp_smem_bytes(c) / 1024, d->smem_optin / 1024);
+        return buf;
+    }
+    return NULL;
+}
+
+/* ---- K split ---------------------------------------------------------------------------- */
+
+/* Shortest K one split keeps (a split is also a prologue, an epilogue and a partial sum
+ * written and read back; measurement pending, see disp_rules). Multiples of every BK. */
+#define DISP_MIN_SPLIT_K_TC 256
+#define DISP_MIN_SPLIT_K_SIMT 128
+
+/* The K split configuration ci uses for an (m, n, k) problem on device d: its fixed split, or
+ * (split 0) as many as fill the GPU's CTA slots once (slots / tiles), no more than leave each
+ * split DISP_MIN_SPLIT_K_* of K (so never more splits than K tiles), DISP_MAX_SPLIT, and what
+ * fits ws_bytes of workspace; at least 1. */
+static inline int disp_split_for(int ci, int m, int n, int k, const disp_device *d,
+                                 long long ws_bytes) {
+    const disp_config *c = &disp_configs[ci];
+    if (c->split) return c->split;
+    const long long tiles = disp_tiles(c, m, n);
+    const long long slots = (long long)d->sms * (d->ctas_per_sm[ci] > 0 ? d->ctas_per_sm[ci] : 1);
+    long long s = slots / tiles;
+    const long long by_k = k / (c->kind == DISP_SIMT ? DISP_MIN_SPLIT_K_SIMT : DISP_MIN_SPLIT_K_TC);
+    const long long by_ws = ws_bytes / (4LL * m * n);
+    if (s > by_k) s = by_k;
+    if (s > DISP_MAX_SPLIT) s = DISP_MAX_SPLIT;
+    if (s > by_ws) s = by_ws;
+    return s < 1 ? 1 : (int)s;
+}
+
+/* ---- the heuristic ------------------------------------------------------------------------ */
+
+/* What the dispatcher decided for one problem. */
+typedef struct disp_choice {
+    int cfg;        /* index into disp_configs */
+    int split;      /* K split (1: none) */
+    int transposed; /* 1: run on C^T = B * A^T (through the workspace) */
+    int repack;     /* 1: A and B copied K-major into the workspace first (rule R1) */
+    int rule;       /* index into disp_rules of the rule that picked cfg; -1: the fallback */
+} disp_choice;
+
+/* Rule R1's copy: A and B K-major with the leading dimension K rounded up to 8 halves, each
+ * copy starting 256-byte aligned in the workspace (repack.cuh). */
+static inline long long disp_repack_ld(int k) { return (k + 7LL) / 8 * 8; }
+static inline long long disp_align256(long long b) { return (b + 255) / 256 * 256; }
+static inline long long disp_repack_bytes(int m, int n, int k) {
+    return disp_align256(2LL * m * disp_repack_ld(k)) + disp_align256(2LL * n * disp_repack_ld(k));
+}
+/* The problem on the copies: TN, lda = ldb = disp_repack_ld(K); A and B NULL (aligned: the
+ * workspace's addresses, set by the launch). */
+static inline gemm_problem disp_repacked(const gemm_problem *p) {
+    gemm_problem q = *p;
+    q.layout = GEMM_TN;
+    q.a_kmajor = q.b_kmajor = 1;
+    q.lda = q.ldb = disp_repack_ld(p->k);
+    q.A = q.B = NULL;
+    return q;
+}
+
+/* What a rule sees of a problem: the extents of the problem as the rule would run it. */
+typedef struct disp_in {
+    const gemm_problem *p;
+    const disp_device *d;
+    int fast;     /* disp_fast_path(p) */
+    long long ws; /* workspace bytes left for split-K partial sums */
+} disp_in;
+
+/* One rule: applies(in, &cfg_name, &transposed) returns 1 when the rule takes the problem and
+ * names the configuration; the dispatcher then asks disp_refusal and moves on if it declines.
+ * when / why / measured are the rule's row in the lesson's table (README.md; the CPU test
+ * checks every id appears there). measured names the run behind the rule, or "pending". */
+typedef struct disp_rule {
+    const char *id;
+    const char *when;
+    const char *why;
+    const char *measured;
+    int (*applies)(const disp_in *in, const char **cfg, int *transposed);
+} disp_rule;
+
+static inline long long disp_tiles_of(const char *name, int m, int n) {
+    return disp_tiles(&disp_configs[disp_find(name)], m, n);
+}
+
+/* T1: A or B cannot take the 16-byte cp.async path: the generic (gathering) path. */
+static inline int disp_rule_t1(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || in->fast) return 0;
+    *cfg = "128x128x64_s3";
+    return 1;
+}
+/* T2..T5: a small M (or, transposed, a small N). */
+static inline int disp_rule_t2(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || in->p->m > 16) return 0;
+    *cfg = "16x128x64_s4_splitk";
+    return 1;
+}
+static inline int disp_rule_t3(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || in->p->m > 64) return 0;
+    *cfg = "64x128x64_s3_splitk";
+    return 1;
+}
+static inline int disp_rule_t4(const disp_in *in, const char **cfg, int *t) {
+    if (in->p->dtype == GEMM_FP32 || in->p->n > 16) return 0;
+    *cfg = "16x128x64_s4_splitk";
+    *t = 1;
+    return 1;
+}
+static inline int disp_rule_t5(const disp_in *in, const char **cfg, int *t) {
+    if (in->p->dtype == GEMM_FP32 || in->p->n > 64) return 0;
+    *cfg = "64x128x64_s3_splitk";
+    *t = 1;
+    return 1;
+}
+/* T6: so few 128x128 tiles that a K split of 2 or more fits the GPU's CTA slots. */
+static inline int disp_rule_t6(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32) return 0;
+    const int ci = disp_find("128x128x32_s4_splitk");
+    if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d, in->ws) < 2) return 0;
+    *cfg = "128x128x32_s4_splitk";
+    return 1;
+}
+/* T7: fewer 128x256 tiles than SMs: the persistent kernel would leave SMs idle. */
+static inline int disp_rule_t7(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 ||
+        disp_tiles_of("128x256x64_s3_persistent", in->p->m, in->p->n) >= in->d->sms)
+        return 0;
+    *cfg = "128x128x64_s3";
+    return 1;
+}
+/* T8: the rest. */
+static inline int disp_rule_t8(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32) return 0;
+    *cfg = "128x256x64_s3_persistent";
+    return 1;
+}
+
+/* F1..F4: fp32 (the SIMT kernel takes every layout and alignment). */
+static inline int disp_rule_f1(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype != GEMM_FP32 || in->p->m > 32) return 0;
+    *cfg = "simt_32x64x8_2w";
+    return 1;
+}
+static inline int disp_rule_f2(const disp_in *in, const char **cfg, int *t) {
+    if (in->p->dtype != GEMM_FP32 || in->p->n > 32) return 0;
+    *cfg = "simt_32x64x8_2w";
+    *t = 1;
+    return 1;
+}
+static inline int disp_rule_f3(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype != GEMM_FP32) return 0;
+    const int ci = disp_find("simt_128x128x8_4w");
+    if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d, in->ws) < 2) return 0;
+    *cfg = "simt_128x128x8_4w";
+    return 1;
+}
+static inline int disp_rule_f4(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype != GEMM_FP32) return 0;
+    *cfg = "simt_128x128x8_4w";
+    return 1;
+}
+
+static const disp_rule disp_rules[] = {
+    {"R1",
+     "fp16/bf16, A or B not for the 16-byte copy (T1's problems), and their K-major copies "
+     "fit the workspace",
+     "copying A and B once (read + write of each) costs less than gathering them every K tile; "
+     "then the rules below pick for the copies (disp_choose applies R1 first)",
+     "pending (the generic path: 4093^3 at 73 TFLOP/s, notes/perf.md)", NULL},
+    {"T1",
+     "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte "
+     "aligned, too large to copy (R1)",
+     "only the gathering (generic) path reads such operands; 128x128 tiles put 2 CTAs on an SM, "
+     "so one CTA's 2-byte gathers overlap the other's MMAs",
+     "pending", disp_rule_t1},
+    {"T2", "fp16/bf16 TN, M <= 16",
+     "a 128-row tile computes 8x the rows that exist; the problem streams B (N x K) once, so "
+     "it needs every SM loading: 16-row tiles, K split until the CTAs fill the GPU",
+     "pending", disp_rule_t2},
+    {"T3", "fp16/bf16 TN, 16 < M <= 64",
+     "as T2 with 64-row tiles: 4 warps of 32x64 reuse each B fragment twice", "pending",
+     disp_rule_t3},
+    {"T4", "fp16/bf16 TN, N <= 16",
+     "T2 on C^T = B*A^T: the small N becomes the small M (through the workspace)", "pending",
+     disp_rule_t4},
+    {"T5", "fp16/bf16 TN, 16 < N <= 64", "T3 on C^T = B*A^T", "pending", disp_rule_t5},
+    {"T6", "fp16/bf16 TN, few 128x128 tiles: a K split >= 2 fits the CTA slots",
+     "the tiles alone leave SMs idle; split-K (each split >= DISP_MIN_SPLIT_K_TC of K) gives "
+     "every SM work, and the fp32 partial sums cost one extra pass over C",
+     "pending", disp_rule_t6},
+    {"T7", "fp16/bf16 TN, fewer 128x256 tiles than SMs",
+     "twice as many 128x128 tiles, 2 CTAs per SM, fill the GPU where 128x256 tiles cannot",
+     "pending", disp_rule_t7},
+    {"T8", "fp16/bf16, everything else (large M, N)",
+     "lesson 07's fastest tile; persistent CTAs overlap a tile's epilogue with the next tile's "
+     "first loads",
+     "lesson 08 README, Measured (4096^3)", disp_rule_t8},
+    {"F1", "fp32, M <= 32",
+     "a 128-row tile computes 4x the rows that exist; 32x64 tiles, K split until the CTAs "
+     "fill the GPU",
+     "pending", disp_rule_f1},
+    {"F2", "fp32, N <= 32", "F1 on C^T = B*A^T (through the workspace)", "pending", disp_rule_f2},
+    {"F3", "fp32, few 128x128 tiles: a K split >= 2 fits the CTA slots",
+     "as T6, for lesson 04's kernel (each split >= DISP_MIN_SPLIT_K_SIMT of K)", "pending",
+     disp_rule_f3},
+    {"F4", "fp32, everything else",
+     "lesson 04's fastest fp32 kernel (ldg128_128x128x8_4w, 2 CTAs per SM)",
+     "lesson 04 README (4096^3)", disp_rule_f4},
+};
+#define DISP_NRULES ((int)(sizeof disp_rules / sizeof disp_rules[0]))
+
+/* The rules T1.. over problem p with `ws` bytes of workspace for partial sums: the first rule
+ * that applies and whose configuration accepts p (disp_refusal with the split disp_split_for
+ * picks). Returns 0, or -1 when no rule's configuration accepts p. */
+static inline int disp_choose_rules(const gemm_problem *p, const disp_device *d, long long ws,
+                                    disp_choice *out) {
+    char why[256];
+    disp_in in = {p, d, disp_fast_path(p), ws};
+    for (int r = 0; r < DISP_NRULES; ++r) {
+        const char *name = NULL;
+        int t = 0;
+        if (!disp_rules[r].applies || !disp_rules[r].applies(&in, &name, &t)) continue;
+        const int ci = disp_find(name);
+        if (ci < 0) continue;
+        const gemm_problem q = t ? disp_transpose(p) : *p; /* what the configuration runs */
+        const int s = disp_split_for(ci, q.m, q.n, q.k, d, ws);
+        if ((s > 1 || t) && (long long)s * q.m * q.n * 4 > ws) continue; /* no room */
+        if (disp_refusal(&disp_configs[ci], &q, s, d, why, sizeof why)) continue;
+        out->cfg = ci;
+        out->split = s;
+        out->transposed = t;
+        out->repack = 0;
+        out->rule = r;
+        return 0;
+    }
+    return -1;
+}
+
+/* The choice for problem p on device d. R1 first: an fp16/bf16 problem whose A or B cannot
+ * take the 16-byte copy is copied K-major into the workspace when both fit, and the rules
+ * then pick for the copies (disp_repacked). Otherwise the rules pick for p; if none does (a
+ * GPU with too little smem for the rule's tile, say), the first configuration of the
+ * registry that accepts p without a split. Returns 0, or -1 when no configuration accepts p
+ * (the CPU tests check that every shape, layout and dtype finds one). */
+static inline int disp_choose(const gemm_problem *p, const disp_device *d, disp_choice *out) {
+    char why[256];
+    if (p->dtype != GEMM_FP32 && !disp_fast_path(p) &&
+        disp_repack_bytes(p->m, p->n, p->k) <= DISP_WS_BYTES) {
+        const gemm_problem q = disp_repacked(p);
+        if (!disp_choose_rules(&q, d, DISP_WS_BYTES - disp_repack_bytes(p->m, p->n, p->k), out)) {
+            out->repack = 1;
+            return 0;
+        }
+    }
+    if (!disp_choose_rules(p, d, DISP_WS_BYTES, out)) return 0;
+    for (int ci = 0; ci < DISP_NCONFIGS; ++ci)
+        if (!disp_refusal(&disp_configs[ci], p, 1, d, why, sizeof why)) {
+            out->cfg = ci;
+            out->split = 1;
+            out->transposed = 0;
+            out->repack = 0;
+            out->rule = -1;
+            return 0;
+        }
+    return -1;
+}
+
+/* The problem configuration c.cfg runs for p: repacked (A and B NULL: the workspace's) and/or
+ * transposed. */
+static inline gemm_problem disp_choice_problem(const gemm_problem *p, const disp_choice *c) {
+    gemm_problem q = c->repack ? disp_repacked(p) : *p;
+    return c->transposed ? disp_transpose(&q) : q;
+}
+
+/* The choice for p as one line (no newline), e.g.
+ *   "16x128x64_s4_splitk, K split 12 (rule T2: fp16/bf16, M <= 16: ...)" */
+static inline int disp_explain(const gemm_problem *p, const disp_device *d, char *buf, size_t len) {
+    disp_choice c;
+    if (disp_choose(p, d, &c)) return snprintf(buf, len, "no configuration accepts this problem");
+    char split[48] = "";
+    if (c.split > 1) snprintf(split, sizeof split, ", K split %d", c.split);
+    const char *tr = c.transposed ? ", on C^T = B*A^T" : "";
+    const char *rp = c.repack ? "A and B copied K-major (rule R1), then " : "";
+    if (c.rule < 0)
+        return snprintf(buf, len, "%s%s%s (fallback: the first configuration that accepts it)",
+                        disp_configs[c.cfg].name, split, tr);
+    return snprintf(buf, len, "%s%s%s%s (rule %s: %s)", rp, disp_configs[c.cfg].name, split, tr,
+                    disp_rules[c.rule].id, disp_rules[c.rule].when);
+}
+
+#endif /* LESSON08_DISPATCH_H */

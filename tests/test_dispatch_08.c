@@ -1,0 +1,461 @@
+/* test_dispatch_08.c - CPU proofs for lesson 08's registry and dispatcher
+ * (lessons/08_dispatch/dispatch.h), Criterion. The device is the H200 of disp_device_default
+ * (132 SMs, 227 KiB per CTA, the registry's CTAs per SM).
+ *
+ *   - the registry: unique names, smem as plan.h computes it and within the GPU, CTAs per SM
+ *     that the smem allows, threads and register caps;
+ *   - which configuration (split, orientation, rule) each shape of the suite
+ *     (plots/data/shapes.txt) and a few more get;
+ *   - every shape of a grid over 1..65536 in every layout, dtype and alignment gets a
+ *     configuration that accepts it (disp_refusal says NULL for what it will run);
+ *   - the split-K partition: every (tile, K tile) pair computed exactly once, no split empty;
+ *   - every rule is a row of the lesson's README table; --explain's line names the rule.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "../lessons/08_dispatch/dispatch.h"
+
+/* A problem as the harness makes it (make_problem), with 256-byte aligned stand-in bases plus
+ * `offset` elements and `pad` extra elements on every leading dimension. */
+static gemm_problem problem(int m, int n, int k, gemm_dtype dt, gemm_layout l, int pad,
+                            int offset) {
+    gemm_problem p;
+    memset(&p, 0, sizeof p);
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.layout = l;
+    p.dtype = p.c_dtype = dt;
+    p.alpha = 1.0f;
+    p.a_kmajor = l == GEMM_TN || l == GEMM_TT;
+    p.b_kmajor = l == GEMM_TN || l == GEMM_NN;
+    p.lda = (p.a_kmajor ? k : m) + pad;
+    p.ldb = (p.b_kmajor ? k : n) + pad;
+    p.ldc = n + pad;
+    const uintptr_t off = (uintptr_t)offset * (dt == GEMM_FP32 ? 4 : 2);
+    p.A = (const void *)(0x100000 + off);
+    p.B = (const void *)(0x200000 + off);
+    p.C = (void *)(0x300000 + off);
+    return p;
+}
+
+static disp_device dev(void) { return disp_device_default(); }
+
+Test(registry, names_smem_and_occupancy) {
+    cr_assert_gt(DISP_NCONFIGS, 0);
+    for (int i = 0; i < DISP_NCONFIGS; ++i) {
+        const disp_config *c = &disp_configs[i];
+        cr_assert_eq(disp_find(c->name), i, "%s: names must be unique", c->name);
+        const long long smem = disp_smem_bytes(c);
+        cr_assert_leq(smem, 227 * 1024, "%s: %lld bytes of smem", c->name, smem);
+        /* the SM's 228 KiB hold ctas_per_sm CTAs, each with 1 KiB reserved */
+        cr_assert_geq(c->ctas_per_sm, 1, "%s", c->name);
+        cr_assert_leq(c->ctas_per_sm * (smem + 1024), 228 * 1024, "%s: %d CTAs of %lld bytes",
+                      c->name, c->ctas_per_sm, smem);
+        cr_assert_leq(disp_threads(c), 1024);
+        cr_assert_leq(c->ctas_per_sm * disp_threads(c), 2048, "%s: threads per SM", c->name);
+        cr_assert_geq(c->ctas_per_sm, c->min_blocks, "%s: launch bounds promise %d CTAs", c->name,
+                      c->min_blocks);
+        cr_assert(c->dtypes != 0 && (c->dtypes & ~(unsigned)GEMM_DT_ALL) == 0);
+        cr_assert(c->split == 1 || c->sched == DISP_SPLITK, "%s: only split-K splits", c->name);
+        cr_assert_leq(c->split, DISP_MAX_SPLIT);
+        cr_assert(c->bm % (16 * c->warps_m) == 0 || c->kind == DISP_SIMT, "%s", c->name);
+    }
+    /* the smem the persistent kernel was measured with: 3 stages of 128x256x64 + 8 staging
+     * blocks (tests/test_plans_08.c computes the same from plan.h) */
+    cr_assert_eq(disp_smem_bytes(&disp_configs[disp_find("128x256x64_s3_persistent")]), 221184);
+    cr_assert_eq(disp_smem_bytes(&disp_configs[disp_find("128x256x64_s3")]), 147456);
+    cr_assert_eq(disp_smem_bytes(&disp_configs[disp_find("128x128x64_s3")]), 98304);
+    cr_assert_eq(disp_smem_bytes(&disp_configs[disp_find("128x128x32_s4")]), 65536);
+}
+
+/* the expected choice of one shape */
+typedef struct {
+    int m, n, k;
+    gemm_dtype dt;
+    gemm_layout l;
+    const char *cfg;
+    int split; /* 0: do not check */
+    int transposed;
+    const char *rule; /* "R1 T8": copied K-major first (rule R1), then rule T8 picked */
+} want;
+
+static void check_want(const want *w) {
+    const disp_device d = dev();
+    gemm_problem p = problem(w->m, w->n, w->k, w->dt, w->l, 0, 0);
+    disp_choice c;
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_str_eq(disp_configs[c.cfg].name, w->cfg, "%dx%dx%d %d: %s, want %s", w->m, w->n, w->k,
+                     (int)w->dt, disp_configs[c.cfg].name, w->cfg);
+    if (w->split)
+        cr_assert_eq(c.split, w->split, "%dx%dx%d: split %d, want %d", w->m, w->n, w->k, c.split,
+                     w->split);
+    cr_assert_eq(c.transposed, w->transposed, "%dx%dx%d: transposed %d", w->m, w->n, w->k,
+                 c.transposed);
+    cr_assert(c.rule >= 0, "%dx%dx%d: picked by the fallback", w->m, w->n, w->k);
+    const int repack = !strncmp(w->rule, "R1 ", 3);
+    cr_assert_eq(c.repack, repack, "%dx%dx%d: repack %d", w->m, w->n, w->k, c.repack);
+    cr_assert_str_eq(disp_rules[c.rule].id, w->rule + 3 * repack, "%dx%dx%d: rule %s, want %s",
+                     w->m, w->n, w->k, disp_rules[c.rule].id, w->rule);
+}
+
+/* Operands the 16-byte copy cannot take: copied K-major first (R1) when they fit the
+ * workspace, the generic path (T1) when they do not. */
+Test(choose, other_layouts_and_unaligned_operands) {
+    static const want ws[] = {
+        {4096, 4096, 4096, GEMM_FP16, GEMM_NN, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
+        {4096, 4096, 4096, GEMM_BF16, GEMM_NT, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
+        {16, 4096, 4096, GEMM_FP16, GEMM_TT, "16x128x64_s4_splitk", 12, 0, "R1 T2"},
+        {4096, 16, 4096, GEMM_FP16, GEMM_NT, "16x128x64_s4_splitk", 12, 1, "R1 T4"},
+        {127, 127, 127, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "R1 T7"},
+        {8192, 8192, 8192, GEMM_FP16, GEMM_NN, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
+        {16384, 8192, 8192, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "T1"}, /* 384 MiB */
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+    const disp_device d = dev();
+    gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 1); /* one element off */
+    disp_choice c;
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert(c.repack && !strcmp(disp_rules[c.rule].id, "T8"));
+    /* the copies: K-major, ld rounded up to 8, each 256-byte aligned in the workspace */
+    cr_assert_eq(disp_repack_ld(4093), 4096);
+    cr_assert_eq(disp_repack_ld(8), 8);
+    cr_assert_eq(disp_repack_bytes(1, 1, 1), 512);
+    cr_assert_eq(disp_repack_bytes(4093, 4093, 4093), 2LL * 4093 * 4096 * 2 + 2 * 0);
+    const gemm_problem q = disp_repacked(&p);
+    cr_assert(q.a_kmajor && q.b_kmajor && q.lda == 4096 && q.ldb == 4096 && disp_fast_path(&q));
+}
+
+/* The suite (plots/data/shapes.txt) in fp16 TN, on the H200 of disp_device_default. */
+static const want suite[] = {
+    {16, 4096, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 12, 0, "T2"},
+    {64, 4096, 4096, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
+    {128, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 8, 0, "T6"},
+    {128, 14336, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
+    {512, 512, 512, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
+    {1024, 1024, 1024, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
+    {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"},
+    {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {8192, 8192, 8192, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {1024, 1024, 16384, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
+    {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {4096, 4096, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {8192, 8192, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {2048, 14336, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {4096, 4096, 4104, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    {4093, 4093, 4093, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "R1 T8"}, /* odd lda */
+};
+#define NSUITE ((int)(sizeof suite / sizeof suite[0]))
+
+Test(choose, the_shape_suite) {
+    for (int i = 0; i < NSUITE; ++i) check_want(&suite[i]);
+}
+
+/* plots/data/shapes.txt is the suite above, shape for shape. */
+Test(choose, the_suite_file_is_the_tested_suite) {
+    FILE *f = fopen("plots/data/shapes.txt", "r");
+    cr_assert_not_null(f, "run from the repository root");
+    char line[256];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        int m, nn, k;
+        cr_assert_eq(sscanf(line, "%dx%dx%d", &m, &nn, &k), 3, "bad line: %s", line);
+        cr_assert_lt(n, NSUITE, "shapes.txt has more shapes than the test");
+        cr_assert(suite[n].m == m && suite[n].n == nn && suite[n].k == k, "shape %d: %s", n, line);
+        ++n;
+    }
+    fclose(f);
+    cr_assert_eq(n, NSUITE);
+}
+
+/* The suite in fp32 (lesson 04's SIMT kernel, split or not). */
+Test(choose, the_shape_suite_fp32) {
+    static const want ws[] = {
+        {16, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_32x64x8_2w", 12, 0, "F1"},
+        {64, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 8, 0, "F3"},
+        {128, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 8, 0, "F3"},
+        {128, 14336, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 2, 0, "F3"},
+        {512, 512, 512, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},
+        {1024, 1024, 1024, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},
+        {2048, 2048, 2048, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
+        {4096, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
+        {1024, 1024, 16384, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},
+        {8192, 1024, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
+        {4093, 4093, 4093, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
+        {4096, 8, 4096, GEMM_FP32, GEMM_NN, "simt_32x64x8_2w", 12, 1, "F2"},
+        {1, 1, 1, GEMM_FP32, GEMM_TT, "simt_32x64x8_2w", 1, 0, "F1"},
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+}
+
+/* Past the suite: other small M, the transposed small N, big K with small M*N. */
+Test(choose, small_m_small_n_and_deep_k) {
+    static const want ws[] = {
+        {1, 4096, 4096, GEMM_BF16, GEMM_TN, "16x128x64_s4_splitk", 12, 0, "T2"},
+        {8, 11008, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 4, 0, "T2"},
+        {32, 4096, 11008, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
+        {16, 65536, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 1, 0, "T2"}, /* 512 tiles */
+        {4096, 16, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 12, 1, "T4"},
+        {4096, 1, 704, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 2, 1, "T4"},
+        {14336, 48, 4096, GEMM_BF16, GEMM_TN, "64x128x64_s3_splitk", 2, 1, "T5"},
+        {256, 256, 65536, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 16, 0, "T6"},
+        {96, 96, 96, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 2 K tiles: no split */
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+}
+
+/* Every split the dispatcher picks computes every (tile, K tile) pair of the problem exactly
+ * once: simulate the (tiles, splits) grid of each split-K choice over the extents grid. */
+Test(splitk, the_grid_of_every_choice_covers_every_tile_and_k_tile_once) {
+    const disp_device d = dev();
+    static unsigned char hit[1 << 22];
+    static const int ms[] = {1, 16, 17, 64, 100, 128, 129, 512, 1000, 4096};
+    static const int ks[] = {1, 63, 64, 65, 256, 705, 4096, 16384};
+    int checked = 0;
+    for (unsigned a = 0; a < sizeof ms / sizeof ms[0]; ++a)
+        for (unsigned b = 0; b < sizeof ms / sizeof ms[0]; ++b)
+            for (unsigned kk = 0; kk < sizeof ks / sizeof ks[0]; ++kk) {
+                gemm_problem p = problem(ms[a], ms[b], ks[kk], GEMM_FP16, GEMM_TN, 0, 0);
+                disp_choice c;
+                cr_assert_eq(disp_choose(&p, &d, &c), 0);
+                if (c.split == 1) continue;
+                const disp_config *cf = &disp_configs[c.cfg];
+                const gemm_problem q = disp_choice_problem(&p, &c);
+                const long long tiles = disp_tiles(cf, q.m, q.n), kt = disp_ceil(q.k, cf->bk);
+                cr_assert_leq(tiles * kt, (long long)sizeof hit);
+                memset(hit, 0, (size_t)(tiles * kt));
+                for (long long t = 0; t < tiles; ++t)
+                    for (int s = 0; s < c.split; ++s) { /* CTA (t, s) of the grid */
+                        int kt0, kt1;
+                        plan_split((int)kt, c.split, s, &kt0, &kt1);
+                        cr_assert(kt0 < kt1);
+                        for (int k = kt0; k < kt1; ++k) ++hit[t * kt + k];
+                    }
+                for (long long e = 0; e < tiles * kt; ++e)
+                    cr_assert_eq(hit[e], 1, "%dx%dx%d split %d: (tile, K tile) %lld done %d times",
+                                 p.m, p.n, p.k, c.split, e, hit[e]);
+                /* the workspace holds every slice */
+                cr_assert_leq((long long)c.split * q.m * q.n * 4, DISP_WS_BYTES);
+                ++checked;
+            }
+    cr_assert_gt(checked, 20);
+}
+
+Test(choose, large_tn_problems_take_the_persistent_kernel) {
+    static const want ws[] = {
+        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {8192, 8192, 8192, GEMM_BF16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+}
+
+/* Extents of the "every shape" grid: edges of every tile size, odd and huge values. */
+static const int extents[] = {1,    2,    7,    8,    9,     15,    16,    17,    31,   32,  33,
+                              63,   64,   65,   100,  127,   128,   129,   255,   256,  257, 1000,
+                              2048, 4093, 4096, 4104, 14336, 16384, 32768, 65535, 65536};
+#define NEXT ((int)(sizeof extents / sizeof extents[0]))
+
+Test(choose, every_shape_layout_dtype_and_alignment_gets_a_configuration_that_accepts_it) {
+    const disp_device d = dev();
+    long long n = 0, want_n = 0;
+    char why[256];
+    unsigned dts = 0; /* the dtypes the default variant claims: what some configuration computes */
+    for (int i = 0; i < DISP_NCONFIGS; ++i) dts |= disp_configs[i].dtypes;
+    cr_assert_eq(dts, GEMM_DT_ALL, "every dtype has a configuration");
+    for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
+        if (dts & GEMM_DT_BIT(dt)) want_n += 4LL * 3 * NEXT * NEXT * NEXT;
+    for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
+        if (dts & GEMM_DT_BIT(dt))
+            for (int l = 0; l < GEMM_NLAYOUTS; ++l)
+                for (int al = 0; al < 3; ++al) /* aligned, pad 1, offset 1 */
+                    for (int i = 0; i < NEXT; ++i)
+                        for (int j = 0; j < NEXT; ++j)
+                            for (int k = 0; k < NEXT; ++k) {
+                                gemm_problem p =
+                                    problem(extents[i], extents[j], extents[k], (gemm_dtype)dt,
+                                            (gemm_layout)l, al == 1, al == 2);
+                                disp_choice c;
+                                cr_assert_eq(disp_choose(&p, &d, &c), 0, "%dx%dx%d dt %d layout %d",
+                                             p.m, p.n, p.k, dt, l);
+                                const gemm_problem q = disp_choice_problem(&p, &c);
+                                /* the workspace holds the copies and the partial sums */
+                                const long long rb =
+                                    c.repack ? disp_repack_bytes(p.m, p.n, p.k) : 0;
+                                if (c.transposed || c.split > 1)
+                                    cr_assert_leq(rb + 4LL * c.split * q.m * q.n, DISP_WS_BYTES);
+                                cr_assert_leq(rb, DISP_WS_BYTES);
+                                if (c.repack)
+                                    cr_assert(p.dtype != GEMM_FP32 && !disp_fast_path(&p));
+                                const char *r = disp_refusal(&disp_configs[c.cfg], &q, c.split, &d,
+                                                             why, sizeof why);
+                                cr_assert_null(r, "%dx%dx%d dt %d layout %d: %s refuses: %s", p.m,
+                                               p.n, p.k, dt, l, disp_configs[c.cfg].name, r);
+                                cr_assert(c.rule >= 0, "%dx%dx%d: no rule took it", p.m, p.n, p.k);
+                                ++n;
+                            }
+    cr_assert_eq(n, want_n);
+}
+
+Test(choose, a_gpu_with_less_smem_gets_tiles_that_fit) {
+    disp_device d = dev();
+    d.smem_optin = 99 * 1024; /* sm_86 / sm_89 */
+    gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0);
+    disp_choice c;
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_leq(disp_smem_bytes(&disp_configs[c.cfg]), 99 * 1024, "%s", disp_configs[c.cfg].name);
+}
+
+Test(refusal, one_line_reasons) {
+    const disp_device d = dev();
+    char why[256];
+    gemm_problem p = problem(64, 64, 64, GEMM_FP32, GEMM_TN, 0, 0);
+    const disp_config *tc = &disp_configs[disp_find("128x128x64_s3")];
+    cr_assert_str_eq(disp_refusal(tc, &p, 1, &d, why, sizeof why), "computes fp16 and bf16 only");
+    p = problem(64, 64, 64, GEMM_FP16, GEMM_TN, 0, 0);
+    cr_assert_null(disp_refusal(tc, &p, 1, &d, why, sizeof why));
+    cr_assert_not_null(disp_refusal(tc, &p, 2, &d, why, sizeof why)); /* not a split-K kernel */
+    disp_device small = d;
+    small.smem_optin = 99 * 1024;
+    const disp_config *pe = &disp_configs[disp_find("128x256x64_s3_persistent")];
+    const char *r = disp_refusal(pe, &p, 1, &small, why, sizeof why);
+    cr_assert_not_null(r);
+    cr_assert(strstr(r, "216 KiB") && strstr(r, "99 KiB"), "%s", r);
+    cr_assert_null(strchr(r, '\n'));
+}
+
+/* ---- split-K ------------------------------------------------------------------------------ */
+
+Test(splitk, every_tile_and_k_tile_exactly_once) {
+    static int hit[4096];
+    for (int ktiles = 1; ktiles <= 300; ++ktiles)
+        for (int splits = 1; splits <= DISP_MAX_SPLIT && splits <= ktiles; ++splits) {
+            memset(hit, 0, sizeof hit);
+            int lo = ktiles, hi = 0;
+            for (int s = 0; s < splits; ++s) {
+                int kt0, kt1;
+                plan_split(ktiles, splits, s, &kt0, &kt1);
+                cr_assert(kt0 < kt1, "ktiles %d splits %d: split %d is empty", ktiles, splits, s);
+                if (kt1 - kt0 < lo) lo = kt1 - kt0;
+                if (kt1 - kt0 > hi) hi = kt1 - kt0;
+                for (int kt = kt0; kt < kt1; ++kt) {
+                    cr_assert(kt >= 0 && kt < ktiles);
+                    ++hit[kt];
+                }
+            }
+            for (int kt = 0; kt < ktiles; ++kt)
+                cr_assert_eq(hit[kt], 1, "ktiles %d splits %d: K tile %d computed %d times", ktiles,
+                             splits, kt, hit[kt]);
+            cr_assert_leq(hi - lo, 1, "ktiles %d splits %d: unbalanced", ktiles, splits);
+        }
+    int a, b;
+    plan_split(10, 4, 1, &a, &b);
+    cr_assert(a == 2 && b == 5);
+    plan_split(10, 4, 3, &a, &b);
+    cr_assert(a == 7 && b == 10);
+}
+
+/* ---- the lesson's table ------------------------------------------------------------------- */
+
+Test(rules, every_rule_is_in_the_readme_and_explain_names_it) {
+    FILE *f = fopen("lessons/08_dispatch/README.md", "r");
+    cr_assert_not_null(f, "run from the repository root");
+    static char text[1 << 17];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    for (int r = 0; r < DISP_NRULES; ++r) {
+        char row[32];
+        snprintf(row, sizeof row, "| %s |", disp_rules[r].id);
+        cr_assert_not_null(strstr(text, row), "README has no table row '%s'", row);
+        cr_assert(strlen(disp_rules[r].when) > 0 && strlen(disp_rules[r].why) > 0 &&
+                  strlen(disp_rules[r].measured) > 0);
+        for (int q = 0; q < r; ++q) cr_assert_str_neq(disp_rules[q].id, disp_rules[r].id);
+    }
+    for (int i = 0; i < DISP_NCONFIGS; ++i) { /* and every configuration in its registry table */
+        char row[64];
+        snprintf(row, sizeof row, "| `%s` |", disp_configs[i].name);
+        cr_assert_not_null(strstr(text, row), "README's registry has no row '%s'", row);
+    }
+    const disp_device d = dev();
+    gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0);
+    char line[512];
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert_not_null(strstr(line, "128x256x64_s3_persistent (rule T8: "), "%s", line);
+}
+
+/* ---- the SIMT configurations (simt_plan.h, lesson 04's layouts) --------------------------- */
+
+/* The tiles of simt_fp32.cuh's two kernels (its K_* macros) and their registry rows. */
+static const struct {
+    const char *name;
+    p4_cfg c;
+} simt_cfgs[] = {{"simt_128x128x8_4w", {128, 128, 8, 64, 64, 16, 8}},
+                 {"simt_32x64x8_2w", {32, 64, 8, 32, 32, 8, 4}}};
+
+Test(simt, partitions_cover_every_element_once) {
+    static unsigned char hit[128 * 132];
+    for (unsigned q = 0; q < sizeof simt_cfgs / sizeof simt_cfgs[0]; ++q) {
+        const p4_cfg c = simt_cfgs[q].c;
+        const int ci = disp_find(simt_cfgs[q].name);
+        cr_assert_geq(ci, 0);
+        const disp_config *r = &disp_configs[ci];
+        cr_assert(r->bm == c.blk_m && r->bn == c.blk_n && r->bk == c.blk_k &&
+                      r->warps_m == c.blk_m / c.warp_m && r->warps_n == c.blk_n / c.warp_n,
+                  "%s: registry and kernel disagree", r->name);
+        const int nthr = disp_threads(r);
+        const lay_tiled_mma mma = p4_mma(c);
+        /* C: every (m, n) of the CTA tile is one thread's accumulator exactly once, and the A
+         * and B values the thread multiplies into it are row m of sA and column n of sB */
+        memset(hit, 0, sizeof hit);
+        for (int t = 0; t < nthr; ++t)
+            for (int i = 0; i < c.thr_m; ++i)
+                for (int j = 0; j < c.thr_n; ++j) {
+                    const int v = p4_c_val(c.thr_m, i, j);
+                    const int m =
+                        p4_frag_base(&mma, c, P4_FRAG_CM, t) + p4_frag_at(&mma, c, P4_FRAG_CM, v);
+                    const int n =
+                        p4_frag_base(&mma, c, P4_FRAG_CN, t) + p4_frag_at(&mma, c, P4_FRAG_CN, v);
+                    cr_assert(m >= 0 && m < c.blk_m && n >= 0 && n < c.blk_n);
+                    ++hit[m * c.blk_n + n];
+                    for (int k = 0; k < c.blk_k; ++k) {
+                        const int a = p4_frag_base(&mma, c, P4_FRAG_A, t) +
+                                      p4_frag_at(&mma, c, P4_FRAG_A, p4_a_val(c.thr_m, i, k));
+                        const int b = p4_frag_base(&mma, c, P4_FRAG_B, t) +
+                                      p4_frag_at(&mma, c, P4_FRAG_B, p4_b_val(c.thr_n, j, k));
+                        cr_assert_eq(a, m + k * (c.blk_m + P4_PAD), "%s t %d (%d,%d) k %d", r->name,
+                                     t, i, j, k);
+                        cr_assert_eq(b, n + k * (c.blk_n + P4_PAD));
+                    }
+                }
+        for (int e = 0; e < c.blk_m * c.blk_n; ++e)
+            cr_assert_eq(hit[e], 1, "%s: C element %d", r->name, e);
+        /* the copies: every (x, k) of the A and B tiles moved once in each copy mode */
+        static const int modes[] = {P4_COPY_K16, P4_COPY_X16, P4_COPY_X4};
+        for (int op = 0; op < 2; ++op) {
+            const int bx = op ? c.blk_n : c.blk_m;
+            for (unsigned mi = 0; mi < 3; ++mi) {
+                const int mode = modes[mi], vec = p4_copy_vec(mode);
+                const int nv = p4_copy_count(mode, bx, c.blk_k, nthr);
+                const lay_tiled_copy cp = p4_copy(mode, bx, c.blk_k, nthr);
+                cr_assert_eq(nv * vec, bx * c.blk_k / nthr);
+                cr_assert_leq(nv * vec, P4_MAXV, "%s: %d floats staged per thread", r->name,
+                              nv * vec);
+                cr_assert_eq(lay_tiled_copy_nval(cp), vec);
+                cr_assert_eq(lay_tiled_copy_reps(cp, bx, c.blk_k), nv);
+                memset(hit, 0, sizeof hit);
+                for (int t = 0; t < nthr; ++t)
+                    for (int v = 0; v < nv; ++v)
+                        for (int j = 0; j < vec; ++j) {
+                            int x, k;
+                            lay_tiled_copy_crd(cp, bx, c.blk_k, t, j, v, &x, &k);
+                            cr_assert(x >= 0 && x < bx && k >= 0 && k < c.blk_k);
+                            ++hit[x * c.blk_k + k];
+                        }
+                for (int e = 0; e < bx * c.blk_k; ++e)
+                    cr_assert_eq(hit[e], 1, "%s op %d mode %d: element %d", r->name, op, mode, e);
+            }
+        }
+    }
+}
