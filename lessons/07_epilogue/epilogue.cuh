@@ -103,13 +103,89 @@ static __device__ __forceinline__ float load_bias(const void *bias, int dtype, i
     return __bfloat162float(((const __nv_bfloat16 *)bias)[i]);
 }
 
+/* The warp's block of D: where it lies in C and in shared memory. */
+typedef struct warp_block {
+    char *s;        /* its staging block, plan_cstage(WTM, WTN) of ES-byte elements */
+    char *g;        /* its element (0, 0) in C (maybe outside C: then never dereferenced) */
+    int m0, n0;     /* that element's coordinates in C */
+    int mrem, nrem; /* rows / columns of the block inside C (<= 0: none) */
+    int lane;
+} warp_block;
+
+/* The block of this thread's warp: the one lane 0's first accumulator lies in (the tiled MMA's
+ * warp layout), staging block number (warp index) of the CTA's smem. */
+template <int ES, int WTM, int WTN>
+static __device__ __forceinline__ warp_block warp_block_of(const kargs *p, const lay_tiled_mma *mma,
+                                                           char *smem, int m0, int n0) {
+    const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1); /* (M,N):(ldc,1) */
+    warp_block b;
+    b.lane = threadIdx.x % 32;
+    b.s = smem + threadIdx.x / 32 * plan_cstage_size(WTM, WTN) * ES;
+    lay_tiled_mma_c_crd(mma, threadIdx.x - b.lane, 0, &b.m0, &b.n0);
+    b.m0 += m0;
+    b.n0 += n0;
+    b.mrem = p->M - b.m0;
+    b.nrem = p->N - b.n0;
+    b.g = (char *)p->C + ES * lay_crd2idx2(mC, b.m0, b.n0);
+    return b;
+}
+
+/* Step 1: C -> the staging block, 16 bytes per cp.async (plan_cstage_copy), the bytes outside C
+ * zero-filled (src-size; a chunk wholly outside reads nothing). Waits for the copies and
+ * __syncwarp()s: afterwards any lane may read any element of the block. */
+template <int ES, int WTM, int WTN>
+static __device__ __forceinline__ void stage_load_c(const warp_block *b, const kargs *p) {
+    enum { PASSES = WTM * WTN * ES / (32 * 16) };
+    const lay_layout sCL = plan_cstage(WTM, WTN), mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
+    const lay_tiled_copy cp = plan_cstage_copy(WTN, ES);
+#pragma unroll 4
+    for (int it = 0; it < PASSES; ++it) {
+        int r, c;
+        lay_tiled_copy_crd(cp, WTM, WTN, b->lane, 0, it, &r, &c);
+        int nb = r < b->mrem ? ES * (b->nrem - c) : 0;
+        nb = nb < 0 ? 0 : (nb > 16 ? 16 : nb);
+        const char *src = nb ? b->g + ES * lay_crd2idx2(mC, r, c) : (const char *)p->C;
+        ptx_cp_async_cg16(ptx_smem_u32(b->s + ES * lay_crd2idx2(sCL, r, c)), src, nb);
+    }
+    ptx_cp_async_wait_all();
+    __syncwarp(); /* every lane's copies have landed before any lane reads a pair */
+}
+
+/* Step 3: the staging block -> D, 16-byte chunks (plan_cstage_copy); the elements outside C
+ * are not written, a chunk that N cuts goes element by element. Call after a __syncwarp()
+ * that follows the last write into the block. */
+template <int ES, int WTM, int WTN>
+static __device__ __forceinline__ void stage_write_d(const warp_block *b, const kargs *p) {
+    enum { VEC = 16 / ES, PASSES = WTM * WTN / (32 * VEC) };
+    const lay_layout sCL = plan_cstage(WTM, WTN), mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
+    const lay_tiled_copy cp = plan_cstage_copy(WTN, ES);
+#pragma unroll 4
+    for (int it = 0; it < PASSES; ++it) {
+        int r, c;
+        lay_tiled_copy_crd(cp, WTM, WTN, b->lane, 0, it, &r, &c);
+        if (r >= b->mrem || c >= b->nrem) continue;
+        char *g = b->g + ES * lay_crd2idx2(mC, r, c);
+        const char *s = b->s + ES * lay_crd2idx2(sCL, r, c);
+        if (c + VEC <= b->nrem) {
+            *(uint4 *)g = *(const uint4 *)s;
+        } else {
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) {
+                if (c + e >= b->nrem) break;
+                if (ES == 4) ((float *)g)[e] = ((const float *)s)[e];
+                else ((uint16_t *)g)[e] = ((const uint16_t *)s)[e];
+            }
+        }
+    }
+}
+
 template <int OUT, int ACT>
 struct epi_fused {
-    enum { ES = out_elem<OUT>::BYTES, VEC = 16 / ES };
+    enum { ES = out_elem<OUT>::BYTES };
 
     /* Step 2 for one combination: every accumulator pair of the lane through the arithmetic,
-     * into the staging block sC. BETA: read C's pair from sC first; BIAS: add bm[i][h] (bias
-     * along m: rows) + bn[j][e] (along n: columns), one of them all zeros. */
+     * into the staging block. BETA: read C's pair from the block first; BIAS: add bm[i][h]
+     * (bias along m: rows) + bn[j][e] (along n: columns), one of them all zeros. */
     template <int BETA, int BIAS, int MI, int NI>
     static __device__ __forceinline__ void compute(float (&acc)[MI][NI][4], const kargs *p,
                                                    const lay_tiled_mma *mma, char *sC,
@@ -140,7 +216,7 @@ struct epi_fused {
     }
 
     /* The warp's epilogue: steps 1-3 above. acc: the warp's accumulators (fp32), atom (i, j)
-     * value c at lay_tiled_mma_c_crd(&mma, tid, c + 4*(i + MI*j)) of the CTA tile at (m0, n0).
+     * value c at lay_tiled_mma_c_crd(mma, tid, c + 4*(i + MI*j)) of the CTA tile at (m0, n0).
      * smem: the CTA's dynamic shared memory, free (the caller waited for every copy and every
      * warp's ldmatrix); this warp's staging block is the (warp index)-th. p: the kernel's
      * arguments (gemm.cu). Needs ldc % (16 / ES) == 0 and C 16-byte aligned (the variants'
@@ -150,43 +226,22 @@ struct epi_fused {
     static __device__ __forceinline__ void store(float (&acc)[MI][NI][4], const kargs *p,
                                                  const lay_tiled_mma *mma, char *smem, int m0,
                                                  int n0) {
-        enum { WTM = MI * 16, WTN = NI * 8, PASSES = WTM * WTN / (32 * VEC) };
-        const lay_layout sCL = plan_cstage(WTM, WTN);       /* (WTM,WTN):(WTN+8,1) */
-        const lay_tiled_copy cp = plan_cstage_copy(WTN, ES); /* 16-byte chunks of rows */
-        const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1); /* (M,N):(ldc,1) */
-        const int lane = threadIdx.x % 32;
-        char *sC = smem + threadIdx.x / 32 * plan_cstage_size(WTM, WTN) * ES;
-        int wm0, wn0; /* the warp's block of C: where lane 0's first accumulator lies */
-        lay_tiled_mma_c_crd(mma, threadIdx.x - lane, 0, &wm0, &wn0);
-        const int mrem = p->M - (m0 + wm0), nrem = p->N - (n0 + wn0); /* rows, cols inside C */
-        char *gC = (char *)p->C + ES * lay_crd2idx2(mC, m0 + wm0, n0 + wn0);
+        enum { WTM = MI * 16, WTN = NI * 8 };
+        const warp_block b = warp_block_of<ES, WTM, WTN>(p, mma, smem, m0, n0);
         const int beta = p->beta != 0.0f;
-
-        if (beta) { /* 1. C -> sC, 16 bytes per cp.async, zero-filled outside C */
-#pragma unroll 4
-            for (int it = 0; it < PASSES; ++it) {
-                int r, c;
-                lay_tiled_copy_crd(cp, WTM, WTN, lane, 0, it, &r, &c);
-                int nb = r < mrem ? ES * (nrem - c) : 0;
-                nb = nb < 0 ? 0 : (nb > 16 ? 16 : nb);
-                const char *src = nb ? gC + ES * lay_crd2idx2(mC, r, c) : (const char *)p->C;
-                ptx_cp_async_cg16(ptx_smem_u32(sC + ES * lay_crd2idx2(sCL, r, c)), src, nb);
-            }
-            ptx_cp_async_wait_all();
-            __syncwarp(); /* every lane's copies have landed before any lane reads a pair */
-        }
+        if (beta) stage_load_c<ES, WTM, WTN>(&b, p); /* 1. C -> the block */
 
         int rh[2], ch[2]; /* accumulators 0 and 2 of atom (0, 0), warp-local (tests/plans_tc.h) */
-        lay_tiled_mma_c_crd(mma, lane, 0, &rh[0], &ch[0]);
-        lay_tiled_mma_c_crd(mma, lane, 2, &rh[1], &ch[1]);
+        lay_tiled_mma_c_crd(mma, b.lane, 0, &rh[0], &ch[0]);
+        lay_tiled_mma_c_crd(mma, b.lane, 2, &rh[1], &ch[1]);
         float bm[MI][2], bn[NI][2]; /* the lane's bias values along m (rows) and n (columns) */
 #pragma unroll
         for (int i = 0; i < MI; ++i)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int r = rh[h] + i * mma->atom.m;
-                bm[i][h] = p->bias && p->bias_axis == 1 && r < mrem
-                               ? load_bias(p->bias, p->bias_dtype, m0 + wm0 + r)
+                bm[i][h] = p->bias && p->bias_axis == 1 && r < b.mrem
+                               ? load_bias(p->bias, p->bias_dtype, b.m0 + r)
                                : 0.0f;
             }
 #pragma unroll
@@ -194,40 +249,21 @@ struct epi_fused {
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
                 const int c = ch[0] + j * mma->atom.n + e;
-                bn[j][e] = p->bias && p->bias_axis == 0 && c < nrem
-                               ? load_bias(p->bias, p->bias_dtype, n0 + wn0 + c)
+                bn[j][e] = p->bias && p->bias_axis == 0 && c < b.nrem
+                               ? load_bias(p->bias, p->bias_dtype, b.n0 + c)
                                : 0.0f;
             }
 
-        /* 2. the arithmetic, into sC (uniform branches: one loop per case) */
+        /* 2. the arithmetic, into the block (uniform branches: one loop per case) */
         if (beta) {
-            if (p->bias) compute<1, 1>(acc, p, mma, sC, rh, ch, bm, bn);
-            else         compute<1, 0>(acc, p, mma, sC, rh, ch, bm, bn);
+            if (p->bias) compute<1, 1>(acc, p, mma, b.s, rh, ch, bm, bn);
+            else         compute<1, 0>(acc, p, mma, b.s, rh, ch, bm, bn);
         } else {
-            if (p->bias) compute<0, 1>(acc, p, mma, sC, rh, ch, bm, bn);
-            else         compute<0, 0>(acc, p, mma, sC, rh, ch, bm, bn);
+            if (p->bias) compute<0, 1>(acc, p, mma, b.s, rh, ch, bm, bn);
+            else         compute<0, 0>(acc, p, mma, b.s, rh, ch, bm, bn);
         }
-        __syncwarp(); /* every lane's pairs are in sC before any lane copies a row */
-
-        /* 3. sC -> D: 16-byte chunks; a chunk that N cuts goes element by element */
-#pragma unroll 4
-        for (int it = 0; it < PASSES; ++it) {
-            int r, c;
-            lay_tiled_copy_crd(cp, WTM, WTN, lane, 0, it, &r, &c);
-            if (r >= mrem || c >= nrem) continue;
-            char *g = gC + ES * lay_crd2idx2(mC, r, c);
-            const char *s = sC + ES * lay_crd2idx2(sCL, r, c);
-            if (c + VEC <= nrem) {
-                *(uint4 *)g = *(const uint4 *)s;
-            } else {
-#pragma unroll
-                for (int e = 0; e < VEC; ++e) {
-                    if (c + e >= nrem) break;
-                    if (ES == 4) ((float *)g)[e] = ((const float *)s)[e];
-                    else ((uint16_t *)g)[e] = ((const uint16_t *)s)[e];
-                }
-            }
-        }
+        __syncwarp(); /* every lane's pairs are in the block before any lane copies a row */
+        stage_write_d<ES, WTM, WTN>(&b, p); /* 3. the block -> D */
     }
 };
 
