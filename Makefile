@@ -23,7 +23,7 @@ GENCODE   := $(foreach a,$(ARCH),-gencode arch=compute_$(a),code=sm_$(a))
 CFLAGS_C  := -std=c11 -O2 -Wall -Wextra -pedantic -Icommon -I$(CUDA_HOME)/include
 NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Icommon -Xcompiler -Wall,-Wextra \
              -Xptxas -warn-spills,-warn-lmem-usage
-LDLIBS    := -L$(CUDA_HOME)/lib64 -lcublas -lcudart
+LDLIBS    := -L$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart
 
 # Every folder lessons/NN_name with a gemm.cu is a lesson.
 LESSONS   := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard lessons/*/gemm.cu)))))
@@ -47,11 +47,22 @@ $(BUILD)/tools/probe: tools/probe.cu common/check.h $(BUILD)/commit.txt
 
 # ---- the harness --------------------------------------------------------------------------
 HARNESS_OBJS := $(BUILD)/common/harness.o $(BUILD)/common/harness_kernels.o \
-                $(BUILD)/common/harness_commit.o
+                $(BUILD)/common/harness_commit.o $(BUILD)/common/harness_epilogue.o \
+                $(BUILD)/common/harness_epilogue_kernels.o
 
-$(BUILD)/common/harness.o: common/harness.c common/harness.h common/harness_dev.h common/check.h
+$(BUILD)/common/harness.o: common/harness.c common/harness.h common/harness_dev.h common/check.h common/harness_epilogue.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -c $< -o $@
+
+# the epilogue's side of the harness (--out, --epilogue ...): cuBLASLt, float64, the
+# reference / unfused elementwise kernel
+$(BUILD)/common/harness_epilogue.o: common/harness_epilogue.c common/harness_epilogue.h common/harness.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -c $< -o $@
+
+$(BUILD)/common/harness_epilogue_kernels.o: common/harness_epilogue_kernels.cu common/harness_epilogue.h common/harness.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 # The commit stamp lives in its own object: a new commit recompiles it and relinks the
 # lessons, but no kernel is recompiled.

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "harness_dev.h"
+#include "harness_epilogue.h"
 
 /* the commit of this build (harness_commit.c) */
 extern const char harness_git_commit[];
@@ -82,7 +83,8 @@ void harness_usage(FILE *f, const char *prog) {
             "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
             "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
             "  --variant NAMES    variants, comma-separated (see --list; 'default' is the first),\n"
-            "                     or 'all' (default: all)\n"
+            "                     or 'all' (default: all; fp16-accumulating variants only when\n"
+            "                     named)\n"
             "  --layout L         TN | NT | NN | TT | all, or a comma list\n"
             "                     (default: the lesson's, TN unless its README says otherwise)\n"
             "  --dtype D          fp32 | fp16 | bf16 | all, or a comma list\n"
@@ -97,6 +99,19 @@ void harness_usage(FILE *f, const char *prog) {
             "  --poison P         nan | inf  value C holds before a beta=0 run (default nan)\n"
             "  --seed S           random seed (default 1)\n"
             "  --csv FILE         append one row per result to FILE\n"
+            "The epilogue (lessons that declare it, see --list): D = act(alpha*A*B^T + beta*C +\n"
+            "bias), rounded once to the output dtype; checked against cuBLASLt's fused epilogue\n"
+            "(or cuBLAS + a reference kernel) and timed against both, fused and unfused:\n"
+            "  --out D            output (and C) dtype: fp32 | fp16 | bf16 | all, or a comma list\n"
+            "                     (default: fp32 for fp32 inputs, else the input dtype)\n"
+            "  --epilogue E       none | bias | relu | bias_relu | gelu | bias_gelu | all, or a\n"
+            "                     comma list (default none)\n"
+            "  --bias-axis A      n (one bias per output column, as in F.linear) | m (one per\n"
+            "                     row) | all (default n)\n"
+            "  --gelu F           tanh (cuBLASLt's form, default) | erf\n"
+            "  --bias-dtype D     fp32 | fp16 | bf16 (default: the output dtype)\n"
+            "  --exact            every element must equal the references exactly (integer data:\n"
+            "                     --init ones or int; the bias is then bias[i] = i)\n"
             "  --list             list the variants and exit\n"
             "  --explain          say which kernel the default variant picks for each case, and\n"
             "                     why (lessons with a dispatcher); needs no GPU\n"
@@ -175,8 +190,46 @@ static int parse_mask(const char *s, int (*parse)(const char *), unsigned all_ma
     return 0;
 }
 
+static int bias_axis_parse(const char *s) {
+    return !strcmp(s, "n") ? GEMM_BIAS_N : !strcmp(s, "m") ? GEMM_BIAS_M : -1;
+}
+
+/* The epilogue's options (--out, --epilogue, --bias-axis, --gelu, --bias-dtype): -1 when name
+ * is none of them, 0 when parsed, HARNESS_EXIT_USAGE with one line in err when val is bad. */
+static int parse_epilogue_option(const char *name, const char *val, harness_opts *o, char *err,
+                                 size_t errlen) {
+    int single, all, d;
+    if (!strcmp(name, "--out")) {
+        if (parse_mask(val, harness_dtype_parse, GEMM_DT_ALL, &o->outs, &single, &o->out_all))
+            return fail(err, errlen, "bad --out '%s': expected fp32, fp16, bf16 or all%s", val, "");
+    } else if (!strcmp(name, "--epilogue")) {
+        if (parse_mask(val, harness_epi_parse, (1u << GEMM_NEPIS) - 1u, &o->epis, &single,
+                       &o->epi_all))
+            return fail(err, errlen,
+                        "bad --epilogue '%s': expected none, bias, relu, bias_relu, gelu, "
+                        "bias_gelu or all%s",
+                        val, "");
+    } else if (!strcmp(name, "--bias-axis")) {
+        if (parse_mask(val, bias_axis_parse, 3u, &o->bias_axes, &single, &all))
+            return fail(err, errlen, "bad --bias-axis '%s': expected n, m or all%s", val, "");
+    } else if (!strcmp(name, "--gelu")) {
+        if (!strcmp(val, "tanh")) o->gelu = GEMM_GELU_TANH;
+        else if (!strcmp(val, "erf")) o->gelu = GEMM_GELU_ERF;
+        else return fail(err, errlen, "bad --gelu '%s': expected tanh or erf%s", val, "");
+    } else if (!strcmp(name, "--bias-dtype")) {
+        if ((d = harness_dtype_parse(val)) < 0)
+            return fail(err, errlen, "bad --bias-dtype '%s': expected fp32, fp16 or bf16%s", val,
+                        "");
+        o->bias_dtype = d;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
 int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errlen) {
     memset(o, 0, sizeof *o);
+    o->bias_dtype = -1;
     o->alpha = 1.0f;
     o->beta = 0.0f;
     o->iters = 20;
@@ -199,18 +252,20 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         name[nlen] = '\0';
         /* options without a value */
         if (!strcmp(name, "--help") || !strcmp(name, "--check-only") || !strcmp(name, "--list") ||
-            !strcmp(name, "--explain")) {
+            !strcmp(name, "--explain") || !strcmp(name, "--exact")) {
             if (eq) return fail(err, errlen, "option %s takes no value%s", name, "");
             if (!strcmp(name, "--help")) o->help = 1;
             else if (!strcmp(name, "--list")) o->list = 1;
             else if (!strcmp(name, "--explain")) o->explain = 1;
+            else if (!strcmp(name, "--exact")) o->exact = 1;
             else o->check_only = 1;
             continue;
         }
         static const char *const with_value[] = {
-            "--size",   "--m",      "--n",     "--k",      "--sweep", "--variant",
-            "--layout", "--dtype",  "--alpha", "--beta",   "--iters", "--warmup",
-            "--pad",    "--offset", "--init",  "--poison", "--seed",  "--csv"};
+            "--size",   "--m",        "--n",         "--k",      "--sweep",     "--variant",
+            "--layout", "--dtype",    "--alpha",     "--beta",   "--iters",     "--warmup",
+            "--pad",    "--offset",   "--init",      "--poison", "--seed",      "--csv",
+            "--out",    "--epilogue", "--bias-axis", "--gelu",   "--bias-dtype"};
         int known = 0;
         for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; ++j)
             known |= !strcmp(name, with_value[j]);
@@ -220,7 +275,10 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         else return fail(err, errlen, "option %s needs a value%s", name, "");
 
         long v;
-        if (!strcmp(name, "--size")) {
+        int erc = parse_epilogue_option(name, val, o, err, errlen);
+        if (erc >= 0) {
+            if (erc) return erc;
+        } else if (!strcmp(name, "--size")) {
             char buf[1024];
             if (strlen(val) >= sizeof buf) return fail(err, errlen, "bad --size '%s'%s", val, "");
             strcpy(buf, val);
@@ -334,6 +392,48 @@ static void mask_names(char *out, size_t len, unsigned mask, const char *const *
         }
 }
 
+/* Whether variant v claims output c for inputs d, and epilogue e (GEMM_OUT_BIT, GEMM_EPI_BIT). */
+static int variant_has_out(const gemm_variant *v, gemm_dtype d, gemm_dtype c) {
+    return c == harness_default_out(d) || (((v->dtypes & GEMM_OUT_ALL) >> 4) & GEMM_DT_BIT(c));
+}
+static int variant_has_epi(const gemm_variant *v, gemm_epi e) {
+    return e == GEMM_EPI_NONE || (((v->dtypes & GEMM_EPI_ALL) >> 8) & (1u << e));
+}
+
+/* The epilogue's part of harness_refusal: the output dtype, the epilogue, the bias dtype (what
+ * the variant's GEMM_OUT_BIT / GEMM_EPI_BIT / GEMM_BIAS_DT_BIT bits claim), or NULL. */
+static const char *epilogue_refusal(const gemm_variant *v, const gemm_problem *p, char *buf,
+                                    size_t len) {
+    char list[96];
+    const unsigned outs = (v->dtypes & GEMM_OUT_ALL) >> 4;
+    const gemm_dtype dflt = harness_default_out(p->dtype);
+    if (!variant_has_out(v, p->dtype, p->c_dtype)) {
+        mask_names(list, sizeof list, outs | GEMM_DT_BIT(dflt), dtype_names, GEMM_NDTYPES, ", ");
+        snprintf(buf, len, "variant '%s' does not support output %s for %s inputs (supported: %s)",
+                 v->name, dtype_names[p->c_dtype], dtype_names[p->dtype], list);
+        return buf;
+    }
+    const unsigned epis = ((v->dtypes & GEMM_EPI_ALL) >> 8) | 1u;
+    if (!variant_has_epi(v, p->epilogue)) {
+        const char *names[GEMM_NEPIS];
+        for (int e = 0; e < GEMM_NEPIS; ++e) names[e] = harness_epi_name((gemm_epi)e);
+        mask_names(list, sizeof list, epis, names, GEMM_NEPIS, ", ");
+        snprintf(buf, len, "variant '%s' does not support epilogue %s (supported: %s)", v->name,
+                 harness_epi_name(p->epilogue), list);
+        return buf;
+    }
+    const unsigned bdts = (v->dtypes & GEMM_BIAS_DT_ALL) >> 16;
+    if (GEMM_EPI_HAS_BIAS(p->epilogue) && p->bias_dtype != p->c_dtype &&
+        !(bdts & GEMM_DT_BIT(p->bias_dtype))) {
+        mask_names(list, sizeof list, bdts | GEMM_DT_BIT(p->c_dtype), dtype_names, GEMM_NDTYPES,
+                   ", ");
+        snprintf(buf, len, "variant '%s' does not support a %s bias with %s output (supported: %s)",
+                 v->name, dtype_names[p->bias_dtype], dtype_names[p->c_dtype], list);
+        return buf;
+    }
+    return NULL;
+}
+
 const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int offset_elems,
                             char *buf, size_t len) {
     if (!(v->dtypes & GEMM_DT_BIT(p->dtype))) {
@@ -350,6 +450,7 @@ const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int of
                  layout_names[p->layout], list);
         return buf;
     }
+    if (epilogue_refusal(v, p, buf, len)) return buf;
     int a = v->align > 1 ? v->align : 1;
     if (p->lda % a || p->ldb % a || p->ldc % a || offset_elems % a) {
         snprintf(buf, len,
@@ -515,7 +616,8 @@ void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long lon
 
 const char *harness_csv_header(void) {
     return "lesson,variant,dtype,layout,m,n,k,alpha,beta,ms,tflops,cublas_ms,cublas_tflops,"
-           "pct_cublas,rel_err,max_err,status,device,cuda_runtime,cuda_driver,date,commit";
+           "pct_cublas,rel_err,max_err,status,device,cuda_runtime,cuda_driver,date,commit,"
+           "out,epilogue,bias_axis,gelu,acc,lt_ms,unfused_ms,reference,f64_rel_err";
 }
 
 /* Copies s into d (size n) with commas and newlines replaced, for CSV fields. */
@@ -525,17 +627,30 @@ static void csv_clean(char *d, size_t n, const char *s) {
     d[i] = '\0';
 }
 
+/* The epilogue's columns of a CSV row (after commit), with their leading comma. */
+static int csv_format_epilogue(char *buf, size_t len, const harness_row *r) {
+    const int bias = GEMM_EPI_HAS_BIAS(r->epilogue),
+              gelu = GEMM_EPI_ACT(r->epilogue) == GEMM_ACT_GELU;
+    return snprintf(
+        buf, len, ",%s,%s,%s,%s,%s,%.6f,%.6f,%s,%.3e", harness_dtype_name(r->out),
+        harness_epi_name(r->epilogue), bias ? (r->bias_axis == GEMM_BIAS_M ? "m" : "n") : "-",
+        gelu ? (r->gelu == GEMM_GELU_ERF ? "erf" : "tanh") : "-", r->acc16 ? "fp16" : "fp32",
+        r->lt_ms, r->unfused_ms, r->reference ? r->reference : "-", r->f64_rel_err);
+}
+
 int harness_csv_format(char *buf, size_t len, const harness_row *r, const harness_env *e) {
     char dev[128], commit[64], variant[64];
     csv_clean(dev, sizeof dev, e->device);
     csv_clean(commit, sizeof commit, e->commit);
     csv_clean(variant, sizeof variant, r->variant);
-    return snprintf(
+    int n = snprintf(
         buf, len, "%s,%s,%s,%s,%d,%d,%d,%g,%g,%.6f,%.3f,%.6f,%.3f,%.2f,%.3e,%.3e,%s,%s,%d,%d,%s,%s",
         r->lesson, variant, harness_dtype_name(r->dtype), harness_layout_name(r->layout), r->m,
         r->n, r->k, (double)r->alpha, (double)r->beta, r->ms, r->tflops, r->cublas_ms,
         r->cublas_tflops, r->pct_cublas, r->rel_err, r->max_err, r->status, dev, e->cuda_runtime,
         e->cuda_driver, e->date, commit);
+    if (n < 0 || (size_t)n >= len) return n;
+    return n + csv_format_epilogue(buf + n, len - (size_t)n, r);
 }
 
 int harness_csv_append(const char *path, const harness_row *r, const harness_env *e) {
@@ -570,6 +685,31 @@ void harness_table_row(FILE *f, const harness_row *r) {
     fflush(f);
 }
 
+void harness_table_header_epi(FILE *f) {
+    fprintf(f, "%-20s %-5s %-5s %-16s %-3s %6s %6s %6s %9s %8s %9s %7s %9s %9s %9s %5s\n",
+            "variant", "dtype", "out", "epilogue", "op", "M", "N", "K", "ms", "TFLOP/s",
+            "cuBLAS ms", "%cuBLAS", "Lt fused", "unfused", "rel.err", "check");
+}
+
+void harness_table_row_epi(FILE *f, const harness_row *r) {
+    char ms[16] = "-", tf[16] = "-", cms[16] = "-", pct[16] = "-", lt[16] = "-", un[16] = "-";
+    char epi[32];
+    if (r->ms >= 0) {
+        snprintf(ms, sizeof ms, "%.4f", r->ms);
+        snprintf(tf, sizeof tf, "%.2f", r->tflops);
+    }
+    if (r->cublas_ms >= 0) snprintf(cms, sizeof cms, "%.4f", r->cublas_ms);
+    if (r->pct_cublas >= 0) snprintf(pct, sizeof pct, "%.1f", r->pct_cublas);
+    if (r->lt_ms >= 0) snprintf(lt, sizeof lt, "%.4f", r->lt_ms);
+    if (r->unfused_ms >= 0) snprintf(un, sizeof un, "%.4f", r->unfused_ms);
+    harness_epi_label(epi, sizeof epi, r->epilogue, r->bias_axis, r->gelu);
+    fprintf(f, "%-20s %-5s %-5s %-16s %-3s %6d %6d %6d %9s %8s %9s %7s %9s %9s %9.2e %5s\n",
+            r->variant, harness_dtype_name(r->dtype), harness_dtype_name(r->out), epi,
+            harness_layout_name(r->layout), r->m, r->n, r->k, ms, tf, cms, pct, lt, un, r->rel_err,
+            r->status);
+    fflush(f);
+}
+
 /* ---- the plan: every case of a request, before the GPU is touched ------------------------ */
 
 static void *xmalloc(size_t n) {
@@ -585,9 +725,9 @@ int harness_select_variants(const gemm_lesson *L, const harness_opts *o, const g
                             char *err, size_t errlen) {
     int nsel = 0;
     err[0] = '\0';
-    if (!o->variant[0]) {
+    if (!o->variant[0]) { /* every variant but the opt-in ones (fp16 accumulation) */
         for (int i = 0; i < L->nvariants && nsel < HARNESS_MAX_VARIANTS; ++i)
-            sel[nsel++] = &L->variants[i];
+            if (!(L->variants[i].dtypes & GEMM_ACC_FP16)) sel[nsel++] = &L->variants[i];
         return nsel;
     }
     char names[sizeof o->variant];
@@ -627,6 +767,38 @@ static void make_problem(gemm_problem *p, const harness_opts *o, gemm_dtype d, g
     p->lda = (p->a_kmajor ? p->k : p->m) + o->pad;
     p->ldb = (p->b_kmajor ? p->k : p->n) + o->pad;
     p->ldc = p->n + o->pad;
+    p->epilogue = GEMM_EPI_NONE;
+    p->bias_axis = GEMM_BIAS_N;
+    p->gelu = o->gelu;
+    p->bias_dtype = d;
+}
+
+/* The epilogue of one case: output dtype, epilogue, bias axis (and the bias dtype that follows
+ * from them and --bias-dtype). */
+static void set_epilogue(gemm_problem *p, const harness_opts *o, gemm_dtype out, gemm_epi e,
+                         gemm_bias_axis axis) {
+    p->c_dtype = out;
+    p->epilogue = e;
+    p->bias_axis = axis;
+    p->bias_dtype = o->bias_dtype >= 0 ? (gemm_dtype)o->bias_dtype : out;
+}
+
+/* The output dtypes, epilogues and bias axes a request runs for inputs d: the ones asked for,
+ * else the default output / none / n. */
+static unsigned request_outs(const harness_opts *o, gemm_dtype d) {
+    return o->outs ? o->outs : GEMM_DT_BIT(harness_default_out(d));
+}
+static unsigned request_epis(const harness_opts *o) {
+    return o->epis ? o->epis : 1u << GEMM_EPI_NONE;
+}
+static unsigned request_axes(const harness_opts *o, gemm_epi e) {
+    if (!GEMM_EPI_HAS_BIAS(e)) return 1u << GEMM_BIAS_N; /* no bias: the axis does not matter */
+    return o->bias_axes ? o->bias_axes : 1u << GEMM_BIAS_N;
+}
+static int popcount(unsigned x) {
+    int n = 0;
+    for (; x; x &= x - 1) ++n;
+    return n;
 }
 
 /* Refusals grouped by reason. A request over many variants and sizes can be refused many times
@@ -680,44 +852,67 @@ static unsigned request_dtypes(const harness_opts *o, const gemm_variant *v) {
     return 0;
 }
 
+/* Adds case p of selected variant vi to the plan, or its refusal. */
+static void plan_one(harness_plan *pl, int vi, const gemm_problem *p, const harness_opts *o) {
+    const gemm_variant *v = pl->sel[vi];
+    char buf[320];
+    const char *why = harness_refusal(v, p, o->offset, buf, sizeof buf);
+    if (!why) {
+        pl->cases[pl->ncases].v = v;
+        pl->cases[pl->ncases].p = *p;
+        ++pl->ncases;
+        return;
+    }
+    /* with --dtype all / --layout all / --out all / --epilogue all, combinations the variant
+     * does not claim are left out quietly; every other refusal is reported */
+    int quiet = (o->dtype_all && !(v->dtypes & GEMM_DT_BIT(p->dtype))) ||
+                (o->layout_all && !(v->layouts & GEMM_LAYOUT_BIT(p->layout))) ||
+                (o->out_all && !variant_has_out(v, p->dtype, p->c_dtype)) ||
+                (o->epi_all && !variant_has_epi(v, p->epilogue));
+    if (quiet) return;
+    ++pl->nrefused;
+    if (!add_refusal(pl, vi, why, p)) ++pl->nlost;
+}
+
 int harness_plan_cases(const gemm_lesson *L, const harness_opts *o, harness_plan *pl, char *err,
                        size_t errlen) {
     memset(pl, 0, sizeof *pl);
     pl->nsel = harness_select_variants(L, o, pl->sel, err, errlen);
     if (!pl->nsel) return HARNESS_EXIT_USAGE;
     pl->default_request = o->default_sweep && !o->pad && !o->offset &&
-                          (!o->dtypes || o->dtype_all) && (!o->layouts || o->layout_all);
+                          (!o->dtypes || o->dtype_all) && (!o->layouts || o->layout_all) &&
+                          (!o->outs || o->out_all) && (!o->epis || o->epi_all) && !o->bias_axes;
     pl->nsizes = o->nsizes;
     unsigned layouts = o->layouts           ? o->layouts
                        : L->default_layouts ? L->default_layouts
                                             : GEMM_LAYOUT_BIT(GEMM_TN);
-    int maxcases = pl->nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o->nsizes;
+    int maxcases = pl->nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o->nsizes *
+                   popcount(o->outs ? o->outs : 1u) * popcount(request_epis(o)) *
+                   popcount(o->bias_axes ? o->bias_axes : 1u);
     pl->cases = (harness_case *)xmalloc(sizeof(harness_case) * (size_t)maxcases);
     for (int vi = 0; vi < pl->nsel; ++vi) {
         const gemm_variant *v = pl->sel[vi];
         unsigned dts = request_dtypes(o, v);
         for (int d = 0; d < GEMM_NDTYPES; ++d) {
             if (!(dts & GEMM_DT_BIT(d))) continue;
-            for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
-                if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
-                for (int s = 0; s < o->nsizes; ++s) {
-                    gemm_problem p;
-                    make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
-                    char buf[320];
-                    const char *why = harness_refusal(v, &p, o->offset, buf, sizeof buf);
-                    if (!why) {
-                        pl->cases[pl->ncases].v = v;
-                        pl->cases[pl->ncases].p = p;
-                        ++pl->ncases;
-                        continue;
+            const unsigned outs = request_outs(o, (gemm_dtype)d);
+            for (int c = 0; c < GEMM_NDTYPES; ++c) {
+                if (!(outs & GEMM_DT_BIT(c))) continue;
+                for (int e = 0; e < GEMM_NEPIS; ++e) {
+                    if (!(request_epis(o) & (1u << e))) continue;
+                    const unsigned axes = request_axes(o, (gemm_epi)e);
+                    for (int ax = 0; ax < 2; ++ax) {
+                        if (!(axes & (1u << ax))) continue;
+                        for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
+                            if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
+                            for (int s = 0; s < o->nsizes; ++s) {
+                                gemm_problem p;
+                                make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
+                                set_epilogue(&p, o, (gemm_dtype)c, (gemm_epi)e, (gemm_bias_axis)ax);
+                                plan_one(pl, vi, &p, o);
+                            }
+                        }
                     }
-                    /* with --dtype all / --layout all, combinations the variant does not claim
-                     * are left out quietly; every other refusal is reported */
-                    int quiet = (o->dtype_all && !(v->dtypes & GEMM_DT_BIT(d))) ||
-                                (o->layout_all && !(v->layouts & GEMM_LAYOUT_BIT(l)));
-                    if (quiet) continue;
-                    ++pl->nrefused;
-                    if (!add_refusal(pl, vi, why, &p)) ++pl->nlost;
                 }
             }
         }
@@ -794,10 +989,14 @@ typedef struct run_ctx {
     const harness_opts *o;
     harness_env env;
     cublasHandle_t blas;
+    cublasLtHandle_t lt;
+    void *lt_ws; /* cuBLASLt's workspace */
+    size_t lt_ws_bytes;
     cudaStream_t stream;
     cudaEvent_t ev0, ev1;
     void *flush;
     size_t flush_bytes;
+    int epi_table; /* print the table with the epilogue's columns */
     int passed, failed, skipped;
 } run_ctx;
 
@@ -832,17 +1031,37 @@ static void to_host_float(float *dst, const void *src, gemm_dtype dt, long long 
     if (!raw) free(tmp);
 }
 
-static void cublas_gemm(run_ctx *x, const gemm_problem *p, void *C) {
+/* cublasGemmEx has the output dtype `out` for inputs `in` at compute type fp32 (the cuBLAS
+ * documentation's table of cublasGemmEx: fp16 / bf16 inputs with their own or fp32 output,
+ * fp32 with fp32). */
+static int cublas_has_types(gemm_dtype in, gemm_dtype out) {
+    return out == in || (out == GEMM_FP32 && in != GEMM_FP32);
+}
+
+/* The variant accumulates in fp16 (GEMM_ACC_FP16). */
+static int is_acc16(const gemm_variant *v) { return (v->dtypes & GEMM_ACC_FP16) != 0; }
+
+/* cuBLAS: C (out dtype `out`, leading dimension ldc_) = alpha * A * B^T + beta * C, beta taken
+ * from `beta`; fp16 accumulation (CUBLAS_COMPUTE_16F, alpha and beta as fp16) when acc16. */
+static void cublas_gemm_as(run_ctx *x, const gemm_problem *p, void *C, gemm_dtype out,
+                           long long ldc_, float beta, int acc16) {
     /* Row-major C (M,N) is the column-major N x M matrix C^T = B * A^T. cuBLAS's first operand
      * is our B as an N x K matrix: K-major B is stored like a K x N column-major matrix, so
      * it needs OP_T; N-major B is N x K column-major already (OP_N). The second operand is
      * A^T (K x M): K-major A is exactly that (OP_N), M-major A is M x K (OP_T). */
     cublasOperation_t opB = p->b_kmajor ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasOperation_t opA = p->a_kmajor ? CUBLAS_OP_N : CUBLAS_OP_T;
-    CUBLAS_CHECK(cublasGemmEx(x->blas, opB, opA, p->n, p->m, p->k, &p->alpha, p->B,
-                              cuda_type(p->dtype), (int)p->ldb, p->A, cuda_type(p->dtype),
-                              (int)p->lda, &p->beta, C, cuda_type(p->c_dtype), (int)p->ldc,
-                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    const uint16_t a16 = harness_float_to_half(p->alpha), b16 = harness_float_to_half(beta);
+    const void *alpha = acc16 ? (const void *)&a16 : (const void *)&p->alpha;
+    const void *bp = acc16 ? (const void *)&b16 : (const void *)&beta;
+    CUBLAS_CHECK(cublasGemmEx(
+        x->blas, opB, opA, p->n, p->m, p->k, alpha, p->B, cuda_type(p->dtype), (int)p->ldb, p->A,
+        cuda_type(p->dtype), (int)p->lda, bp, C, cuda_type(out), (int)ldc_,
+        acc16 ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+static void cublas_gemm(run_ctx *x, const gemm_problem *p, void *C, int acc16) {
+    cublas_gemm_as(x, p, C, p->c_dtype, p->ldc, p->beta, acc16);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -850,53 +1069,51 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median time in ms of `iters` runs of the lesson (which = 0) or cuBLAS (which = 1), each
- * after the L2 is overwritten by a memset of flush_bytes (> 2x the L2). */
-static double time_runs(run_ctx *x, const gemm_variant *v, const gemm_problem *p, int which,
-                        int iters, int warmup) {
-    for (int i = 0; i < warmup; ++i) {
-        if (which) cublas_gemm(x, p, p->C);
-        else CUDA_CHECK(v->launch(p, x->stream));
-    }
-    CUDA_CHECK(cudaStreamSynchronize(x->stream));
-    double *t = (double *)xmalloc(sizeof(double) * (size_t)iters);
-    for (int i = 0; i < iters; ++i) {
-        CUDA_CHECK(cudaMemsetAsync(x->flush, i & 0xFF, x->flush_bytes, x->stream));
-        CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
-        if (which) cublas_gemm(x, p, p->C);
-        else CUDA_CHECK(v->launch(p, x->stream));
-        CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
-        CUDA_CHECK(cudaEventSynchronize(x->ev1));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, x->ev0, x->ev1));
-        t[i] = ms;
-    }
-    qsort(t, (size_t)iters, sizeof *t, cmp_double);
-    double med = iters % 2 ? t[iters / 2] : 0.5 * (t[iters / 2 - 1] + t[iters / 2]);
-    free(t);
-    return med;
-}
-
-/* The buffers of one case. Device: A, B, C (the lesson's output) and R (cuBLAS's), each with
- * its allocation base; host: the initial C (float and raw bytes, for the float64 reference
- * and the padding check) and, after the launch, the lesson's and cuBLAS's outputs. */
+/* The buffers of one case. Device: A, B, C (the lesson's output) and R (the reference's), each
+ * with its allocation base; the bias (exactly its length); for the epilogue's references the
+ * fp32 product T, and for cuBLASLt with the bias along m its transposed C and D (Yc, Y); host:
+ * the initial C (float and raw bytes, for the float64 reference and the padding check), the
+ * bias, and after the launch the lesson's and the reference's outputs. */
 typedef struct case_data {
-    long long a_elems, b_elems, c_elems;
-    void *a_base, *b_base, *c_base, *r_base;
-    void *dA, *dB, *dC, *dR;
+    long long a_elems, b_elems, c_elems, bias_elems;
+    void *a_base, *b_base, *c_base, *r_base, *bias_base;
+    void *dA, *dB, *dC, *dR, *dBias;
+    void *dT, *dY, *dYc; /* cudaMalloc'ed or NULL */
     unsigned long long seed;
-    float *hC0, *hC, *hR;
+    float *hC0, *hC, *hR, *hBias;
     unsigned char *rawC0, *rawC;
+    int acc16;             /* the variant accumulates in fp16 */
+    harness_lt_plan lt;    /* cuBLASLt's plan of this case (lt.ok = 0: none) */
+    const char *reference; /* what computed R */
+    double f64_rel;        /* the lesson's output against float64; < 0 when not checked */
 } case_data;
 
+/* The bias of a case (epilogues with a bias): allocated at exactly its length (N along n, M
+ * along m) so that compute-sanitizer's memcheck sees any over-read; random in [-1, 1), or
+ * bias[i] = i with --init ones / int (integer results, exact in fp32 and fp16). */
+static void case_alloc_bias(run_ctx *x, gemm_problem *p, case_data *cd) {
+    if (!GEMM_EPI_HAS_BIAS(p->epilogue)) return;
+    cd->bias_elems = p->bias_axis == GEMM_BIAS_N ? p->n : p->m;
+    cd->dBias = dev_alloc(&cd->bias_base, p->bias_dtype, cd->bias_elems, 0);
+    if (x->o->init == HARNESS_INIT_RANDOM)
+        CUDA_CHECK(harness_dev_fill(cd->dBias, p->bias_dtype, cd->bias_elems, cd->seed ^ 0xD,
+                                    HARNESS_INIT_RANDOM, x->stream));
+    else CUDA_CHECK(harness_dev_fill_index(cd->dBias, p->bias_dtype, cd->bias_elems, x->stream));
+    cd->hBias = (float *)xmalloc((size_t)cd->bias_elems * sizeof(float));
+    to_host_float(cd->hBias, cd->dBias, p->bias_dtype, cd->bias_elems, NULL);
+    p->bias = cd->dBias;
+}
+
 /* Step 1: allocate A, B, C, R on the device (offset by `offset` elements) and fill them:
- * seeded random A and B; C random when beta != 0, else poisoned with NaN (or +Inf), so that a
- * kernel that reads C at beta = 0 or leaves an element unwritten fails; R = C. */
-static void case_alloc_fill(run_ctx *x, const gemm_problem *p, int offset, case_data *cd) {
+ * seeded random A and B; C random when beta != 0 (integers with --init ones / int), else
+ * poisoned with NaN (or +Inf), so that a kernel that reads C at beta = 0 or leaves an element
+ * unwritten fails; R = C; the bias. */
+static void case_alloc_fill(run_ctx *x, gemm_problem *p, int offset, case_data *cd) {
     const harness_opts *o = x->o;
     const int M = p->m, N = p->n, K = p->k;
     const gemm_dtype dt = p->dtype, cdt = p->c_dtype;
     memset(cd, 0, sizeof *cd);
+    cd->f64_rel = -1.0;
     /* extents of the stored operands: (outer, inner) with element (o,i) at o*ld + i */
     long long a_outer = p->a_kmajor ? M : K, b_outer = p->b_kmajor ? N : K;
     cd->a_elems = (a_outer - 1) * p->lda + (p->a_kmajor ? K : M);
@@ -909,14 +1126,16 @@ static void case_alloc_fill(run_ctx *x, const gemm_problem *p, int offset, case_
     cd->seed = o->seed * 1000003ull + (unsigned long long)M * 31 + N * 7 + K;
     CUDA_CHECK(harness_dev_fill(cd->dA, dt, cd->a_elems, cd->seed ^ 0xA, o->init, x->stream));
     CUDA_CHECK(harness_dev_fill(cd->dB, dt, cd->b_elems, cd->seed ^ 0xB, o->init, x->stream));
-    if (p->beta != 0.0f)
-        CUDA_CHECK(harness_dev_fill(cd->dC, cdt, cd->c_elems, cd->seed ^ 0xC, HARNESS_INIT_RANDOM,
-                                    x->stream));
+    if (p->beta != 0.0f) /* integers in [-2, 2] with integer operands: exact results stay exact */
+        CUDA_CHECK(harness_dev_fill(
+            cd->dC, cdt, cd->c_elems, cd->seed ^ 0xC,
+            o->init == HARNESS_INIT_RANDOM ? HARNESS_INIT_RANDOM : HARNESS_INIT_INT, x->stream));
     else
         CUDA_CHECK(harness_dev_fill_value(
             cd->dC, cdt, cd->c_elems, o->poison == HARNESS_POISON_INF ? INFINITY : NAN, x->stream));
     CUDA_CHECK(cudaMemcpyAsync(cd->dR, cd->dC, (size_t)cd->c_elems * harness_dtype_size(cdt),
                                cudaMemcpyDeviceToDevice, x->stream));
+    case_alloc_bias(x, p, cd);
     CUDA_CHECK(cudaStreamSynchronize(x->stream));
     size_t ces = harness_dtype_size(cdt);
     cd->hC0 = (float *)xmalloc((size_t)cd->c_elems * sizeof(float));
@@ -924,12 +1143,82 @@ static void case_alloc_fill(run_ctx *x, const gemm_problem *p, int offset, case_
     to_host_float(cd->hC0, cd->dC, cdt, cd->c_elems, cd->rawC0);
 }
 
-/* Step 2: the reference, cuBLAS at the same compute type, into R. */
-static void case_reference(run_ctx *x, gemm_problem *p, case_data *cd) {
+static void *dev_scratch(size_t bytes) {
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "error: cannot allocate %.1f MiB on the GPU (%s)\n",
+                (double)bytes / 1048576.0, cudaGetErrorString(e));
+        exit(HARNESS_EXIT_CUDA);
+    }
+    return d;
+}
+
+/* cuBLASLt's plan of a case, for the reference and the "Lt fused" time: with the bias along n
+ * it writes R in place (its C = R, which holds C0), along m it computes the transposed product
+ * into Y from Yc (C0 transposed, when beta != 0). Not for fp16 accumulation. */
+static void case_lt_plan(run_ctx *x, const gemm_problem *p, case_data *cd) {
+    if (cd->acc16) {
+        snprintf(cd->lt.why, sizeof cd->lt.why, "fp16 accumulation has no cuBLASLt reference");
+        return;
+    }
+    const int tr = GEMM_EPI_HAS_BIAS(p->epilogue) && p->bias_axis == GEMM_BIAS_M;
+    if (!tr) {
+        harness_lt_plan_make(&cd->lt, x->lt, p, 0, cd->dR, cd->dR, p->ldc, x->lt_ws_bytes);
+        return;
+    }
+    const size_t bytes = (size_t)p->m * p->n * harness_dtype_size(p->c_dtype);
+    cd->dY = dev_scratch(bytes);
+    if (p->beta != 0.0f) cd->dYc = dev_scratch(bytes);
+    harness_lt_plan_make(&cd->lt, x->lt, p, 1, cd->dYc ? cd->dYc : cd->dY, cd->dY, p->m,
+                         x->lt_ws_bytes);
+}
+
+/* Runs cuBLASLt's plan into R (with the bias along m: C0 transposed into Yc, the product into
+ * Y, Y transposed back into R). Returns 0, or 1 when cuBLASLt refused at run time. */
+static int case_lt_reference(run_ctx *x, const gemm_problem *p, case_data *cd) {
+    const size_t es = harness_dtype_size(p->c_dtype);
+    if (cd->lt.transposed && cd->dYc) /* Yc(m, n) at m + n*M = C0(m, n) at m*ldc + n */
+        CUDA_CHECK(harness_dev_transpose(cd->dYc, p->m, cd->dR, p->ldc, p->m, p->n, es, x->stream));
+    if (harness_lt_run(&cd->lt, x->lt, x->lt_ws, x->lt_ws_bytes, x->stream) !=
+        CUBLAS_STATUS_SUCCESS)
+        return 1;
+    if (cd->lt.transposed) /* R(m, n) at m*ldc + n = Y(m, n) at m + n*M */
+        CUDA_CHECK(harness_dev_transpose(cd->dR, p->ldc, cd->dY, p->m, p->n, p->m, es, x->stream));
+    return 0;
+}
+
+/* The fallback reference: cuBLAS at compute type fp32 with an fp32 output, T = alpha * A * B^T
+ * (M x N, ld N), then the harness's kernel R = round(act(T + beta * C0 + bias)), one rounding. */
+static void case_kernel_reference(run_ctx *x, const gemm_problem *p, case_data *cd) {
+    cd->dT = dev_scratch((size_t)p->m * p->n * sizeof(float));
+    cublas_gemm_as(x, p, cd->dT, GEMM_FP32, p->n, 0.0f, 0);
+    CUDA_CHECK(harness_dev_epilogue(cd->dR, cd->dR, p->c_dtype, p->ldc, cd->dT, GEMM_FP32, p->n,
+                                    p->m, p->n, p->beta, p->bias, p->bias_dtype, p->bias_axis,
+                                    p->epilogue, p->gelu, x->stream));
+}
+
+/* Step 2: the reference into R. The plain GEMM (epilogue none, an output cuBLAS has): cuBLAS
+ * at the same compute type (CUBLAS_COMPUTE_16F for fp16 accumulation). Otherwise cuBLASLt with
+ * the matching CUBLASLT_EPILOGUE_*, or where it has none, cuBLAS + the reference kernel. */
+static void case_reference(run_ctx *x, const gemm_variant *v, gemm_problem *p, case_data *cd) {
     p->A = cd->dA;
     p->B = cd->dB;
     p->C = cd->dR;
-    cublas_gemm(x, p, cd->dR);
+    cd->acc16 = is_acc16(v);
+    const int plain =
+        cd->acc16 || (p->epilogue == GEMM_EPI_NONE && cublas_has_types(p->dtype, p->c_dtype));
+    if (x->epi_table || !plain) case_lt_plan(x, p, cd);
+    if (plain) {
+        cublas_gemm(x, p, cd->dR, cd->acc16);
+        cd->reference = cd->acc16 ? "cublas16f" : "cublas";
+    } else if (cd->lt.ok && !case_lt_reference(x, p, cd)) {
+        cd->reference = "cublaslt";
+    } else {
+        case_kernel_reference(x, p, cd);
+        cd->reference = "cublas+kernel";
+    }
+    CUDA_CHECK(cudaStreamSynchronize(x->stream));
     p->C = cd->dC;
 }
 
@@ -946,15 +1235,23 @@ static void case_launch(run_ctx *x, const gemm_variant *v, const gemm_problem *p
     CUDA_CHECK(cudaStreamSynchronize(x->stream));
 }
 
+/* v rounded to dtype d (round to nearest even), as a float. */
+static float round_to(gemm_dtype d, float v) {
+    if (d == GEMM_FP16) return harness_half_to_float(harness_float_to_half(v));
+    if (d == GEMM_BF16) return harness_bf16_to_float(harness_float_to_bf16(v));
+    return v;
+}
+
 /* Largest problem (M*N*K) checked in full against the float64 CPU reference; above it a
  * sample of rows is checked. */
 #define HARNESS_F64_FULL_MNK (1LL << 26)
 #define HARNESS_F64_SAMPLE_ROWS 4
 
-/* The float64 CPU reference: all rows for small problems, a few rows otherwise. It checks
- * cuBLAS (the reference) as well as the lesson. Writes a reason into reason on failure. */
-static void case_check_f64(const gemm_problem *p, const case_data *cd, harness_tol tol,
-                           char *reason, size_t rlen) {
+/* The float64 CPU reference of the whole expression (the epilogue included): all rows for small
+ * problems, a few rows otherwise. It checks the reference as well as the lesson. Writes a
+ * reason into reason on failure; cd->f64_rel gets the lesson's worst relative error. */
+static void case_check_f64(const gemm_problem *p, case_data *cd, harness_tol tol, char *reason,
+                           size_t rlen) {
     const int M = p->m, N = p->n, K = p->k;
     float *hA = (float *)xmalloc((size_t)cd->a_elems * sizeof(float));
     float *hB = (float *)xmalloc((size_t)cd->b_elems * sizeof(float));
@@ -969,16 +1266,22 @@ static void case_check_f64(const gemm_problem *p, const case_data *cd, harness_t
         int r0 = full ? 0 : rows[bi], r1 = full ? M : rows[bi] + 1;
         harness_ref_f64(M, N, K, p->alpha, hA, p->lda, p->a_kmajor, hB, p->ldb, p->b_kmajor,
                         p->beta, cd->hC0, p->ldc, r0, r1, ref);
-        long long cnt = (long long)(r1 - r0) * N;
-        for (long long i = 0; i < cnt; ++i) ref32[i] = (float)ref[i];
+        harness_ref_epilogue_f64(ref, N, r0, r1, p->epilogue, p->gelu, cd->hBias, p->bias_axis);
+        long long cnt = (long long)(r1 - r0) * N; /* rounded as the output is: a correct
+                                                    * kernel rounds the exact value once */
+        for (long long i = 0; i < cnt; ++i) ref32[i] = round_to(p->c_dtype, (float)ref[i]);
         harness_cmp c64;
         if (!harness_compare(cd->hR + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N, tol,
                              &c64))
-            snprintf(reason, rlen, "cuBLAS reference disagrees with float64 (rows %d..%d): %s", r0,
-                     r1 - 1, c64.reason);
-        else if (!harness_compare(cd->hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N,
-                                  tol, &c64))
-            snprintf(reason, rlen, "float64 check (rows %d..%d): %s", r0, r1 - 1, c64.reason);
+            snprintf(reason, rlen, "the reference (%s) disagrees with float64 (rows %d..%d): %s",
+                     cd->reference, r0, r1 - 1, c64.reason);
+        else {
+            int ok = harness_compare(cd->hC + (long long)r0 * p->ldc, p->ldc, ref32, N, r1 - r0, N,
+                                     tol, &c64);
+            if (c64.rel_fro > cd->f64_rel) cd->f64_rel = c64.rel_fro;
+            if (!ok)
+                snprintf(reason, rlen, "float64 check (rows %d..%d): %s", r0, r1 - 1, c64.reason);
+        }
     }
     free(hA);
     free(hB);
@@ -986,11 +1289,12 @@ static void case_check_f64(const gemm_problem *p, const case_data *cd, harness_t
     free(ref32);
 }
 
-/* Step 4: compare. The lesson's output against cuBLAS's (tolerance by precision and K; NaN/Inf
- * never pass), the padding of C between N and ldc (must be untouched), then both against the
- * float64 reference. Returns 1 when everything passed; cmp gets the cuBLAS comparison. */
-static int case_compare(const gemm_problem *p, case_data *cd, harness_cmp *cmp, char *reason,
-                        size_t rlen) {
+/* Step 4: compare. The lesson's output against the reference's (tolerance by precision, K, the
+ * epilogue and the accumulator; NaN/Inf never pass), the padding of C between N and ldc (must
+ * be untouched), then both against the float64 reference. Returns 1 when everything passed;
+ * cmp gets the comparison with the reference. */
+static int case_compare(const harness_opts *o, const gemm_problem *p, case_data *cd,
+                        harness_cmp *cmp, char *reason, size_t rlen) {
     const int M = p->m, N = p->n;
     const gemm_dtype cdt = p->c_dtype;
     size_t ces = harness_dtype_size(cdt);
@@ -1000,7 +1304,7 @@ static int case_compare(const gemm_problem *p, case_data *cd, harness_cmp *cmp, 
     to_host_float(cd->hC, cd->dC, cdt, cd->c_elems, cd->rawC);
     to_host_float(cd->hR, cd->dR, cdt, cd->c_elems, NULL);
 
-    harness_tol tol = harness_tolerance(cdt, p->k);
+    harness_tol tol = harness_tolerance_case(p, cd->acc16, o->exact);
     harness_compare(cd->hC, p->ldc, cd->hR, p->ldc, M, N, tol, cmp);
     snprintf(reason, rlen, "%s", cmp->reason);
 
@@ -1015,15 +1319,71 @@ static int case_compare(const gemm_problem *p, case_data *cd, harness_cmp *cmp, 
     return reason[0] == '\0';
 }
 
+/* What one timed launch runs: the lesson's kernel, cuBLAS, cuBLASLt fused, or cuBLAS + the
+ * separate bias/activation kernel (in place on cuBLAS's output). */
+typedef enum { RUN_LESSON, RUN_CUBLAS, RUN_LT, RUN_UNFUSED } run_what;
+
+typedef struct timed {
+    run_ctx *x;
+    const gemm_variant *v;
+    const gemm_problem *p; /* p->C: the output of this run */
+    case_data *cd;
+    run_what what;
+} timed;
+
+static void timed_launch(const timed *t) {
+    run_ctx *x = t->x;
+    const gemm_problem *p = t->p;
+    switch (t->what) {
+        case RUN_LESSON: CUDA_CHECK(t->v->launch(p, x->stream)); break;
+        case RUN_CUBLAS: cublas_gemm(x, p, p->C, t->cd->acc16); break;
+        case RUN_LT:
+            CUBLAS_CHECK(harness_lt_run(&t->cd->lt, x->lt, x->lt_ws, x->lt_ws_bytes, x->stream));
+            break;
+        case RUN_UNFUSED:
+            cublas_gemm(x, p, p->C, 0);
+            CUDA_CHECK(harness_dev_epilogue(p->C, NULL, p->c_dtype, p->ldc, p->C, p->c_dtype,
+                                            p->ldc, p->m, p->n, 0.0f, p->bias, p->bias_dtype,
+                                            p->bias_axis, p->epilogue, p->gelu, x->stream));
+            break;
+    }
+}
+
+/* Median time in ms of `iters` runs, each after the L2 is overwritten by a memset of
+ * flush_bytes (> 2x the L2). */
+static double time_runs(const timed *t, int iters, int warmup) {
+    run_ctx *x = t->x;
+    for (int i = 0; i < warmup; ++i) timed_launch(t);
+    CUDA_CHECK(cudaStreamSynchronize(x->stream));
+    double *ts = (double *)xmalloc(sizeof(double) * (size_t)iters);
+    for (int i = 0; i < iters; ++i) {
+        CUDA_CHECK(cudaMemsetAsync(x->flush, i & 0xFF, x->flush_bytes, x->stream));
+        CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
+        timed_launch(t);
+        CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
+        CUDA_CHECK(cudaEventSynchronize(x->ev1));
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, x->ev0, x->ev1));
+        ts[i] = ms;
+    }
+    qsort(ts, (size_t)iters, sizeof *ts, cmp_double);
+    double med = iters % 2 ? ts[iters / 2] : 0.5 * (ts[iters / 2 - 1] + ts[iters / 2]);
+    free(ts);
+    return med;
+}
+
 /* Step 5: time the lesson's kernel and cuBLAS on the same problem (median of o->iters runs,
- * each after an L2 flush), into the row's ms/TFLOP/s/% columns. Slow kernels get fewer runs:
- * about 2 s of timed runs per case at most. */
-static void case_time(run_ctx *x, const gemm_variant *v, gemm_problem *p, const case_data *cd,
+ * each after an L2 flush), into the row's ms/TFLOP/s/% columns; with an epilogue (or another
+ * output than the default) also cuBLASLt fused and cuBLAS + the separate kernel, where they
+ * exist ("-" in the table otherwise). Slow kernels get fewer runs: about 2 s of timed runs per
+ * kernel at most. */
+static void case_time(run_ctx *x, const gemm_variant *v, gemm_problem *p, case_data *cd,
                       harness_row *row) {
     const harness_opts *o = x->o;
     double flops = 2.0 * p->m * (double)p->n * p->k;
+    timed t = {x, v, p, cd, RUN_LESSON};
     CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
-    CUDA_CHECK(v->launch(p, x->stream));
+    timed_launch(&t);
     CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
     CUDA_CHECK(cudaEventSynchronize(x->ev1));
     float est;
@@ -1031,18 +1391,29 @@ static void case_time(run_ctx *x, const gemm_variant *v, gemm_problem *p, const 
     int iters = o->iters, warmup = o->warmup;
     if (est > 0 && iters * est > 2000.0) iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
     if (warmup * est > 1000.0) warmup = 1;
-    row->ms = time_runs(x, v, p, 0, iters, warmup);
-    p->C = cd->dR;
-    row->cublas_ms = time_runs(x, v, p, 1, iters, warmup);
-    p->C = cd->dC;
+    row->ms = time_runs(&t, iters, warmup);
     row->tflops = flops / (row->ms * 1e9);
-    row->cublas_tflops = flops / (row->cublas_ms * 1e9);
-    row->pct_cublas = 100.0 * row->cublas_ms / row->ms;
+    p->C = cd->dR; /* the others write R */
+    if (cd->acc16 || cublas_has_types(p->dtype, p->c_dtype)) {
+        t.what = RUN_CUBLAS;
+        row->cublas_ms = time_runs(&t, iters, warmup);
+        row->cublas_tflops = flops / (row->cublas_ms * 1e9);
+        row->pct_cublas = 100.0 * row->cublas_ms / row->ms;
+    }
+    if (x->epi_table && cd->lt.ok) {
+        t.what = RUN_LT;
+        row->lt_ms = time_runs(&t, iters, warmup);
+    }
+    if (p->epilogue != GEMM_EPI_NONE && !cd->acc16 && cublas_has_types(p->dtype, p->c_dtype)) {
+        t.what = RUN_UNFUSED;
+        row->unfused_ms = time_runs(&t, iters, warmup);
+    }
+    p->C = cd->dC;
 }
 
 /* The result row of a case before timing (times -1: not timed). */
 static harness_row case_row(const run_ctx *x, const gemm_variant *v, const gemm_problem *p,
-                            const harness_cmp *cmp, int pass) {
+                            const case_data *cd, const harness_cmp *cmp, int pass) {
     harness_row row;
     memset(&row, 0, sizeof row);
     row.lesson = x->lesson->id;
@@ -1055,20 +1426,34 @@ static harness_row case_row(const run_ctx *x, const gemm_variant *v, const gemm_
     row.alpha = p->alpha;
     row.beta = p->beta;
     row.ms = row.tflops = row.cublas_ms = row.cublas_tflops = row.pct_cublas = -1.0;
+    row.lt_ms = row.unfused_ms = -1.0;
     row.rel_err = cmp->rel_fro;
     row.max_err = cmp->max_abs;
     row.status = pass ? "PASS" : "FAIL";
+    row.out = p->c_dtype;
+    row.epilogue = p->epilogue;
+    row.bias_axis = p->bias_axis;
+    row.gelu = p->gelu;
+    row.acc16 = cd->acc16;
+    row.reference = cd->reference;
+    row.f64_rel_err = cd->f64_rel;
     return row;
 }
 
-/* Step 6: report: the table row, a FAIL line with the reason, the CSV row. */
+/* Step 6: report: the table row, a FAIL line with the reason, the CSV row. For fp16
+ * accumulation also the error against float64 (about the fp32-accumulated result's). */
 static void case_report(const run_ctx *x, const gemm_variant *v, const harness_row *row,
                         const char *reason) {
-    harness_table_row(stdout, row);
+    if (x->epi_table) harness_table_row_epi(stdout, row);
+    else harness_table_row(stdout, row);
     if (strcmp(row->status, "PASS") != 0)
         printf("  FAIL %s/%s %s %s %dx%dx%d: %s\n", x->lesson->id, v->name,
                harness_dtype_name(row->dtype), harness_layout_name(row->layout), row->m, row->n,
                row->k, reason);
+    else if (row->acc16 && row->f64_rel_err >= 0)
+        printf("  %s: fp16 accumulation, error against float64 %.2e (rows checked: %s)\n", v->name,
+               row->f64_rel_err,
+               (long long)row->m * row->n * row->k <= HARNESS_F64_FULL_MNK ? "all" : "4 sampled");
     if (x->o->csv[0] && harness_csv_append(x->o->csv, row, &x->env) != 0) {
         fprintf(stderr, "error: cannot write %s: %s\n", x->o->csv, strerror(errno));
         exit(HARNESS_EXIT_USAGE);
@@ -1081,22 +1466,28 @@ static void case_free(case_data *cd) {
     free(cd->hC);
     free(cd->hR);
     free(cd->rawC);
+    free(cd->hBias);
+    harness_lt_plan_free(&cd->lt);
     CUDA_CHECK(cudaFree(cd->a_base));
     CUDA_CHECK(cudaFree(cd->b_base));
     CUDA_CHECK(cudaFree(cd->c_base));
     CUDA_CHECK(cudaFree(cd->r_base));
+    if (cd->bias_base) CUDA_CHECK(cudaFree(cd->bias_base));
+    if (cd->dT) CUDA_CHECK(cudaFree(cd->dT));
+    if (cd->dY) CUDA_CHECK(cudaFree(cd->dY));
+    if (cd->dYc) CUDA_CHECK(cudaFree(cd->dYc));
 }
 
 /* Runs one case through the steps; returns 0 pass, 1 fail. */
 static int run_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, int offset) {
     case_data cd;
     case_alloc_fill(x, p, offset, &cd);
-    case_reference(x, p, &cd);
+    case_reference(x, v, p, &cd);
     case_launch(x, v, p);
     harness_cmp cmp;
-    char reason[256];
-    int pass = case_compare(p, &cd, &cmp, reason, sizeof reason);
-    harness_row row = case_row(x, v, p, &cmp, pass);
+    char reason[320];
+    int pass = case_compare(x->o, p, &cd, &cmp, reason, sizeof reason);
+    harness_row row = case_row(x, v, p, &cd, &cmp, pass);
     if (pass && !x->o->check_only) case_time(x, v, p, &cd, &row);
     case_report(x, v, &row, reason);
     case_free(&cd);
@@ -1117,6 +1508,26 @@ static void fill_env(harness_env *e, const struct cudaDeviceProp *prop) {
     snprintf(e->commit, sizeof e->commit, "%s", c && *c ? c : harness_git_commit);
 }
 
+/* What a variant declares beyond the default, as --list shows it after the summary:
+ * " (out:fp32|fp16|bf16 epilogue:all bias:fp32|fp16|bf16 acc:fp16)", or "". */
+static void variant_caps(char *buf, size_t len, const gemm_variant *v) {
+    char outs[64] = "", epis[96] = "", bias[64] = "";
+    const char *names[GEMM_NEPIS];
+    for (int e = 0; e < GEMM_NEPIS; ++e) names[e] = harness_epi_name((gemm_epi)e);
+    mask_names(outs, sizeof outs, (v->dtypes & GEMM_OUT_ALL) >> 4, dtype_names, GEMM_NDTYPES, "|");
+    unsigned em = (v->dtypes & GEMM_EPI_ALL) >> 8;
+    if (em == 0x3Fu || em == 0x3Eu) snprintf(epis, sizeof epis, "all");
+    else mask_names(epis, sizeof epis, em, names, GEMM_NEPIS, "|");
+    mask_names(bias, sizeof bias, (v->dtypes & GEMM_BIAS_DT_ALL) >> 16, dtype_names, GEMM_NDTYPES,
+               "|");
+    buf[0] = '\0';
+    if (!(v->dtypes & ~(unsigned)GEMM_DT_ALL)) return;
+    snprintf(buf, len, " (%s%s%s%s%s%s%s)", outs[0] ? "out:" : "", outs,
+             epis[0] ? (outs[0] ? " epilogue:" : "epilogue:") : "", epis, bias[0] ? " bias:" : "",
+             bias,
+             (v->dtypes & GEMM_ACC_FP16) ? (outs[0] || epis[0] ? " acc:fp16" : "acc:fp16") : "");
+}
+
 static void list_variants(const gemm_lesson *L) {
     printf("%s: %s\n", L->id, L->title);
     for (int i = 0; i < L->nvariants; ++i) {
@@ -1124,7 +1535,10 @@ static void list_variants(const gemm_lesson *L) {
         char dts[64], lays[64];
         mask_names(dts, sizeof dts, v->dtypes, dtype_names, GEMM_NDTYPES, ",");
         mask_names(lays, sizeof lays, v->layouts, layout_names, GEMM_NLAYOUTS, ",");
-        printf("  %-24s %-15s %-12s align %-2d %s\n", v->name, dts, lays, v->align, v->summary);
+        char caps[160];
+        variant_caps(caps, sizeof caps, v);
+        printf("  %-24s %-15s %-12s align %-2d %s%s\n", v->name, dts, lays, v->align, v->summary,
+               caps);
     }
 }
 
@@ -1218,6 +1632,29 @@ static int open_device(const char *prog, struct cudaDeviceProp *prop) {
     return 0;
 }
 
+/* A variant of the lesson declares more than the default (output dtypes, epilogues, fp16
+ * accumulation: bits beyond the input dtypes in its dtypes mask). */
+static int lesson_has_epilogue(const gemm_lesson *L) {
+    for (int i = 0; i < L->nvariants; ++i)
+        if (L->variants[i].dtypes & ~(unsigned)GEMM_DT_ALL) return 1;
+    return 0;
+}
+
+/* The epilogue's part of the context: cuBLASLt and its workspace, the wide table. */
+#define HARNESS_LT_WORKSPACE (32u << 20)
+static int ctx_open_epilogue(run_ctx *x, const gemm_lesson *L, const harness_opts *o) {
+    x->epi_table = lesson_has_epilogue(L) || o->outs || o->epis || o->bias_axes;
+    CUBLAS_CHECK(cublasLtCreate(&x->lt));
+    x->lt_ws_bytes = HARNESS_LT_WORKSPACE;
+    cudaError_t e = cudaMalloc(&x->lt_ws, x->lt_ws_bytes);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "error: cannot allocate cuBLASLt's workspace (%s)\n",
+                cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
 /* Stream, events, cuBLAS and (when timing) the L2 flush buffer of 3x the L2. */
 static int ctx_open(run_ctx *x, const gemm_lesson *L, const harness_opts *o,
                     const struct cudaDeviceProp *prop) {
@@ -1230,6 +1667,7 @@ static int ctx_open(run_ctx *x, const gemm_lesson *L, const harness_opts *o,
     CUDA_CHECK(cudaEventCreate(&x->ev1));
     CUBLAS_CHECK(cublasCreate(&x->blas));
     CUBLAS_CHECK(cublasSetStream(x->blas, x->stream));
+    if (ctx_open_epilogue(x, L, o)) return HARNESS_EXIT_CUDA;
     if (!o->check_only) { /* memset before each timed run evicts the operands from L2 */
         x->flush_bytes = (size_t)(prop->l2CacheSize > 0 ? prop->l2CacheSize : (64 << 20)) * 3;
         cudaError_t e = cudaMalloc(&x->flush, x->flush_bytes);
@@ -1244,6 +1682,8 @@ static int ctx_open(run_ctx *x, const gemm_lesson *L, const harness_opts *o,
 
 static void ctx_close(run_ctx *x) {
     cublasDestroy(x->blas);
+    if (x->lt) cublasLtDestroy(x->lt);
+    if (x->lt_ws) cudaFree(x->lt_ws);
     if (x->flush) cudaFree(x->flush);
     cudaEventDestroy(x->ev0);
     cudaEventDestroy(x->ev1);
@@ -1269,7 +1709,8 @@ static void print_run_header(const run_ctx *x, const struct cudaDeviceProp *prop
 /* Every planned case, one table row each (a progress line on a terminal). */
 static void run_cases(run_ctx *x, const harness_plan *pl) {
     int tty = isatty(2);
-    harness_table_header(stdout);
+    if (x->epi_table) harness_table_header_epi(stdout);
+    else harness_table_header(stdout);
     for (int c = 0; c < pl->ncases; ++c) {
         harness_case cs = pl->cases[c];
         if (tty)

@@ -26,6 +26,22 @@
  * So the default "TN" is A row-major with K contiguous and B stored as (N,K) with K contiguous
  * (like torch.nn.functional.linear(x, W)). C is always row-major: C[m*ldc + n], ldc >= N.
  *
+ * THE EPILOGUE (lesson 07 on; --out, --epilogue, --bias-axis, --gelu, --bias-dtype): the output
+ * D, written over C, is
+ *     D = act(alpha * acc + beta * C + bias)      then ONE rounding to the output dtype
+ * where acc(m,n) = sum_k A(m,k) * B(n,k) in the accumulator's precision (fp32 unless a variant
+ * says GEMM_ACC_FP16), everything after it in fp32, and bias is a vector: --bias-axis n (the
+ * default) adds bias[n], one value per output column = per output feature, as in
+ * torch.nn.functional.linear(x, W, b); --bias-axis m adds bias[m], one per row. act is the
+ * identity, relu(x) = (x < 0 ? 0 : x) (NaN stays NaN) or gelu (--gelu tanh, the default and
+ * cuBLASLt's form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); --gelu erf: 0.5 x (1 +
+ * erf(x / sqrt(2)))). This is cuBLASLt's order (cublasLt.h, CUBLASLT_EPILOGUE_BIAS: the bias is
+ * "added before applying the final postprocessing"). beta = 0 never reads C. The reference is
+ * cuBLASLt with the matching CUBLASLT_EPILOGUE_* where it supports the case, else cuBLAS (fp32
+ * output) + the harness's elementwise kernel (common/harness_epilogue.h), plus the float64 CPU
+ * reference of the whole expression; each row is timed as the lesson's kernel, cuBLAS (plain),
+ * cuBLASLt fused and cuBLAS + a separate bias/activation kernel ("unfused").
+ *
  * Exit status of harness_main: 0 every check passed; 1 a check failed; 2 usage error or a
  * request the lesson refuses; 3 no usable CUDA device or a CUDA/cuBLAS error.
  */
@@ -48,6 +64,40 @@ typedef enum { GEMM_FP32 = 0, GEMM_FP16 = 1, GEMM_BF16 = 2, GEMM_NDTYPES = 3 } g
 #define GEMM_DT_BIT(d) (1u << (d))
 #define GEMM_DT_ALL (GEMM_DT_BIT(GEMM_FP32) | GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
 
+/* Epilogues (see THE EPILOGUE above): bit 0 = bias, bits 1-2 = the activation. */
+typedef enum {
+    GEMM_EPI_NONE = 0,
+    GEMM_EPI_BIAS = 1,
+    GEMM_EPI_RELU = 2,
+    GEMM_EPI_BIAS_RELU = 3,
+    GEMM_EPI_GELU = 4,
+    GEMM_EPI_BIAS_GELU = 5,
+    GEMM_NEPIS = 6
+} gemm_epi;
+typedef enum { GEMM_ACT_NONE = 0, GEMM_ACT_RELU = 1, GEMM_ACT_GELU = 2 } gemm_act;
+#define GEMM_EPI_HAS_BIAS(e) ((int)(e)&1)
+#define GEMM_EPI_ACT(e) ((gemm_act)((int)(e) >> 1))
+typedef enum { GEMM_BIAS_N = 0, GEMM_BIAS_M = 1 } gemm_bias_axis; /* bias[n] or bias[m] */
+typedef enum { GEMM_GELU_TANH = 0, GEMM_GELU_ERF = 1 } gemm_gelu;
+
+/* What a variant supports beyond every lesson's default, or'ed into its `dtypes` mask (bits 0-2
+ * are the input dtypes, GEMM_DT_BIT): a variant without these bits runs the default output
+ * dtype (fp32 for fp32 inputs, else the input's), epilogue none, fp32 accumulation, and the
+ * harness refuses anything else for it before launch.
+ *   GEMM_OUT_BIT(d)      output (and C) dtype d; none given: the default output only
+ *   GEMM_EPI_BIT(e)      epilogue e (GEMM_EPI_NONE is always supported)
+ *   GEMM_BIAS_DT_BIT(d)  bias dtype d; none given: the output's dtype only
+ *   GEMM_ACC_FP16        accumulates in fp16 (mma ...f16.f16.f16.f16): checked against cuBLAS
+ *                        with CUBLAS_COMPUTE_16F under a K-dependent tolerance
+ * e.g. GEMM_DT_BIT(GEMM_FP16) | GEMM_OUT_BIT(GEMM_FP32) | GEMM_OUT_BIT(GEMM_FP16) | GEMM_EPI_ALL */
+#define GEMM_OUT_BIT(d) (1u << (4 + (d)))
+#define GEMM_OUT_ALL (GEMM_OUT_BIT(GEMM_FP32) | GEMM_OUT_BIT(GEMM_FP16) | GEMM_OUT_BIT(GEMM_BF16))
+#define GEMM_EPI_BIT(e) (1u << (8 + (e)))
+#define GEMM_EPI_ALL (0x3Fu << 8)
+#define GEMM_BIAS_DT_BIT(d) (1u << (16 + (d)))
+#define GEMM_BIAS_DT_ALL (7u << 16)
+#define GEMM_ACC_FP16 (1u << 24)
+
 /* Operand orders (see the table above). GEMM_LAYOUT_BIT(l) for the supported-layouts mask. */
 typedef enum { GEMM_TN = 0, GEMM_NT = 1, GEMM_NN = 2, GEMM_TT = 3, GEMM_NLAYOUTS = 4 } gemm_layout;
 #define GEMM_LAYOUT_BIT(l) (1u << (l))
@@ -57,9 +107,14 @@ typedef enum { GEMM_TN = 0, GEMM_NT = 1, GEMM_NN = 2, GEMM_TT = 3, GEMM_NLAYOUTS
  * pointers. Leading dimensions and offsets are in elements, not bytes.
  *   A: (M,K) of `dtype`;  a_kmajor ? A[m*lda + k] : A[m + k*lda]
  *   B: (N,K) of `dtype`;  b_kmajor ? B[n*ldb + k] : B[n + k*ldb]
- *   C: (M,N) of `c_dtype`, row-major C[m*ldc + n]; read only when beta != 0.
+ *   C: (M,N) of `c_dtype`, row-major C[m*ldc + n]; read only when beta != 0. The output D is
+ *      written over it.
+ *   bias: (N) when bias_axis is GEMM_BIAS_N, (M) for GEMM_BIAS_M, of `bias_dtype`, contiguous,
+ *      allocated at exactly that length; NULL when the epilogue has no bias.
  * alpha and beta are applied in fp32. c_dtype is fp32 for fp32 inputs and equals dtype for
- * fp16/bf16 inputs (accumulation is always fp32). */
+ * fp16/bf16 inputs unless --out says otherwise (a variant claims other outputs with
+ * GEMM_OUT_BIT). Accumulation is fp32 unless the variant says GEMM_ACC_FP16. The epilogue
+ * fields are GEMM_EPI_NONE, GEMM_BIAS_N, GEMM_GELU_TANH and c_dtype when no option sets them. */
 typedef struct gemm_problem {
     int m, n, k;
     gemm_layout layout;
@@ -71,12 +126,19 @@ typedef struct gemm_problem {
     void *C;
     long long lda, ldb, ldc;
     int a_kmajor, b_kmajor; /* derived from layout; 1 = K is the contiguous mode */
+    /* the epilogue, D = act(alpha*acc + beta*C + bias) rounded once to c_dtype */
+    gemm_epi epilogue;
+    gemm_bias_axis bias_axis;
+    gemm_gelu gelu;
+    gemm_dtype bias_dtype;
+    const void *bias;
 } gemm_problem;
 
 /* One kernel variant of a lesson.
  *   name     short id used by --variant and in the table ("coalesced")
  *   summary  one line for --list
- *   dtypes   GEMM_DT_BIT mask of supported input types
+ *   dtypes   GEMM_DT_BIT mask of supported input types, or'ed with the GEMM_OUT_BIT /
+ *            GEMM_EPI_BIT / GEMM_BIAS_DT_BIT / GEMM_ACC_FP16 bits of what else it supports
  *   layouts  GEMM_LAYOUT_BIT mask of supported operand orders
  *   align    required alignment, in elements, of lda, ldb, ldc and of the A/B/C base
  *            pointers (1 = any). The harness refuses problems that break it.
@@ -141,9 +203,18 @@ typedef struct harness_opts {
     harness_poison poison;
     unsigned long long seed;
     char csv[512]; /* "" = no CSV */
-    int list;      /* --list: print variants and exit */
-    int explain;   /* --explain: print the dispatcher's choice per case and exit */
-    int help;      /* --help was given */
+    /* the epilogue (see THE EPILOGUE): masks of what to run; 0 = the default (the default
+     * output of each input dtype; epilogue none; bias along n) */
+    unsigned outs;        /* GEMM_DT_BIT mask of output dtypes (--out) */
+    unsigned epis;        /* 1u << gemm_epi mask (--epilogue) */
+    unsigned bias_axes;   /* 1u << gemm_bias_axis mask (--bias-axis) */
+    int out_all, epi_all; /* given as 'all' */
+    gemm_gelu gelu;       /* --gelu */
+    int bias_dtype;       /* --bias-dtype: a gemm_dtype, or -1 = the output's dtype */
+    int exact;            /* --exact: every element must equal the references exactly */
+    int list;             /* --list: print variants and exit */
+    int explain;          /* --explain: print the dispatcher's choice per case and exit */
+    int help;             /* --help was given */
 } harness_opts;
 
 /* The default sweep: sizes that are not multiples of any tile (127, 1000, 4093), M != N != K,
@@ -163,6 +234,11 @@ int harness_dtype_parse(const char *s);
 int harness_layout_parse(const char *s);
 const char *harness_dtype_name(gemm_dtype d);
 const char *harness_layout_name(gemm_layout l);
+/* "none" "bias" "relu" "bias_relu" "gelu" "bias_gelu" <-> gemm_epi (-1 when unknown) */
+int harness_epi_parse(const char *s);
+const char *harness_epi_name(gemm_epi e);
+/* The default output dtype of inputs d: fp32 for fp32, else d. */
+gemm_dtype harness_default_out(gemm_dtype d);
 size_t harness_dtype_size(gemm_dtype d);
 
 /* Why variant v cannot run problem p (dtype, layout, alignment of ld/offset, v->check), or
@@ -187,6 +263,32 @@ typedef struct harness_tol {
     double elem;
 } harness_tol;
 harness_tol harness_tolerance(gemm_dtype c_dtype, int k);
+
+/* The tolerance of one case: harness_tolerance(p->c_dtype, p->k), plus for a GELU epilogue
+ * 2^-10 on both bounds (a reference may evaluate tanh/erf with fast approximations of about
+ * 2^-11 relative error, and GELU's slope is at most 1.13); with fp16 accumulation (acc16 != 0)
+ * a K-dependent term replaces fp32's: e16 = 2^-11 * sqrt(K) (each of the K/16 mma steps rounds
+ * the running sum to fp16), rel_fro = ulp_out + e16, elem = 2 ulp_out + 4 e16. With exact != 0
+ * both bounds are 0 (integer data: every result must be exact). */
+harness_tol harness_tolerance_case(const gemm_problem *p, int acc16, int exact);
+
+/* GELU in float64: form GEMM_GELU_TANH 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+ * GEMM_GELU_ERF 0.5 x (1 + erf(x / sqrt 2)) (= x * Phi(x), e.g. 0.8413447460685429 at x = 1). */
+double harness_gelu_f64(double x, gemm_gelu form);
+
+/* The activation of epilogue e in float64: identity, relu (x < 0 ? 0 : x, NaN stays NaN) or
+ * gelu of the given form. */
+double harness_act_f64(double x, gemm_epi e, gemm_gelu form);
+
+/* The bias value element (i, j) of the (rows, n) output gets: bias[j] for GEMM_BIAS_N, bias[i]
+ * for GEMM_BIAS_M; 0 when bias is NULL. bias holds host floats of the bias vector. */
+double harness_bias_at(const float *bias, gemm_bias_axis axis, long long i, long long j);
+
+/* Finishes a float64 reference: for rows [r0, r1) of out (ld = n), which holds
+ * alpha * acc + beta * C0 (harness_ref_f64), adds the bias and applies the activation of
+ * epilogue e: out = act(out + bias), in float64 (no rounding). bias: host floats, or NULL. */
+void harness_ref_epilogue_f64(double *out, int n, int r0, int r1, gemm_epi e, gemm_gelu form,
+                              const float *bias, gemm_bias_axis axis);
 
 typedef struct harness_cmp {
     double rel_fro;      /* ||out-ref||_F / ||ref||_F (over finite pairs) */
@@ -216,7 +318,8 @@ void harness_ref_f64(int m, int n, int k, double alpha, const float *A, long lon
 /* ---- the plan: what a request runs, decided before the GPU is touched ------------------ */
 
 /* The variants a request names, in the order given: every variant of the lesson when
- * o->variant is "" (--variant absent or 'all'), 'default' naming the first. Fills sel (room for
+ * o->variant is "" (--variant absent or 'all') except the opt-in ones (GEMM_ACC_FP16: they run
+ * only when named), 'default' naming the first. Fills sel (room for
  * HARNESS_MAX_VARIANTS) and returns the count; 0 with one line in err for an unknown name. */
 int harness_select_variants(const gemm_lesson *L, const harness_opts *o, const gemm_variant **sel,
                             char *err, size_t errlen);
@@ -291,6 +394,16 @@ typedef struct harness_row {
     double pct_cublas; /* 100 * cublas_ms / ms; < 0 when not timed */
     double rel_err, max_err;
     const char *status; /* "PASS" / "FAIL" / "SKIP" */
+    /* the epilogue (CSV columns after commit; printed when the lesson has epilogues) */
+    gemm_dtype out; /* output dtype */
+    gemm_epi epilogue;
+    gemm_bias_axis bias_axis;
+    gemm_gelu gelu;
+    int acc16;             /* the variant accumulates in fp16 */
+    double lt_ms;          /* cuBLASLt with the epilogue fused; < 0 when not timed or none */
+    double unfused_ms;     /* cuBLAS + a separate bias/activation kernel; < 0 when not timed */
+    const char *reference; /* "cublas", "cublas16f", "cublaslt", "cublas+kernel" */
+    double f64_rel_err;    /* against the float64 reference (sampled rows); < 0 when none */
 } harness_row;
 
 typedef struct harness_env {
@@ -311,6 +424,13 @@ int harness_csv_append(const char *path, const harness_row *r, const harness_env
 /* Table printing: the header and one aligned row. */
 void harness_table_header(FILE *f);
 void harness_table_row(FILE *f, const harness_row *r);
+/* The table of a run with epilogues: also the output dtype, the epilogue, cuBLASLt fused and
+ * the unfused time (used when the lesson has a variant with epilogue bits or --out/--epilogue
+ * is given). The epilogue reads like "bias_gelu", "bias_relu[m]" (bias along m), "gelu[erf]". */
+void harness_table_header_epi(FILE *f);
+void harness_table_row_epi(FILE *f, const harness_row *r);
+/* The epilogue of a row as the table and the CSV name it ("bias_gelu[m,erf]"). */
+void harness_epi_label(char *buf, size_t len, gemm_epi e, gemm_bias_axis axis, gemm_gelu form);
 
 /* ---- the whole run ------------------------------------------------------------------- */
 

@@ -10,8 +10,11 @@
  *       "Data Movement and Conversion Instructions" -> "Asynchronous copy" (non-bulk cp.async)
  *   ldmatrix
  *       9.7.14.5.15 "Warp-level matrix load instruction: ldmatrix"
- *   mma.sync.aligned.m16n8k16.row.col (f16 / bf16 inputs, f32 accumulators)
+ *   mma.sync.aligned.m16n8k16.row.col (f16 / bf16 inputs, f32 accumulators; and f16 inputs
+ *   with f16 accumulators, lesson 07)
  *       9.7.14.5.8  "Matrix Fragments for mma.m16n8k16 with floating point type"
+ *   tanh.approx.f32 (lesson 07's GELU)
+ *       "Floating Point Instructions" -> "tanh" (sm_75 and newer)
  *
  * Conventions used in every docstring:
  *   lane      = threadIdx.x % 32;  group = lane / 4 (0..7);  tig = lane % 4 ("thread in group")
@@ -180,6 +183,34 @@ static __device__ __forceinline__ void ptx_mma_m16n8k16_bf16(float *d, const uin
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* ---- mma.sync m16n8k16, fp16 accumulators (lesson 07) ---------------------------------- */
+
+/* d[0..1] += A(16x16) * B(16x8) with fp16 accumulators, one warp, all 32 lanes.
+ *   mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16
+ * A and B as in ptx_mma_m16n8k16_f16. C/D (PTX ISA 9.7.14.5.8, .f16 accumulators): 2 x 32-bit
+ * registers of two fp16 each, at the positions of the fp32 case:
+ *   d[0] = {c0, c1}: (row g, cols 2t, 2t+1)       d[1] = {c2, c3}: (row g+8, cols 2t, 2t+1)
+ * (low half = the lower column). The sums are rounded to fp16 by every instruction: a K-long
+ * dot product is rounded K/16 times, to 11 significant bits. */
+static __device__ __forceinline__ void ptx_mma_m16n8k16_f16_f16acc(uint32_t *d, const uint32_t *a,
+                                                                   const uint32_t *b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
+        "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+        : "+r"(d[0]), "+r"(d[1])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* ---- tanh.approx.f32 (lesson 07) --------------------------------------------------------- */
+
+/* tanh(x), approximately: one MUFU.TANH (sm_75 and newer). The PTX ISA ("tanh") bounds its
+ * relative error by about 2^-11; tanh(+-0) = +-0, tanh(+-Inf) = +-1, NaN stays NaN. GELU's
+ * tanh form uses it (lesson 07): accurate tanhf takes about 20 instructions more. */
+static __device__ __forceinline__ float ptx_tanh_approx(float x) {
+    float y;
+    asm("tanh.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
 }
 
 #endif /* __CUDACC__ */

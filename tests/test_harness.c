@@ -524,6 +524,10 @@ static harness_row sample_row(void) {
     r.rel_err = 1.5e-7;
     r.max_err = 2e-6;
     r.status = "PASS";
+    r.out = GEMM_FP32; /* the epilogue's columns: a plain GEMM, no cuBLASLt / unfused time */
+    r.lt_ms = r.unfused_ms = -1.0;
+    r.reference = "cublas";
+    r.f64_rel_err = 1e-7;
     return r;
 }
 
@@ -552,7 +556,8 @@ Test(csv, row_matches_header) {
     cr_assert_eq(count_char(line, ','), count_char(harness_csv_header(), ','));
     cr_assert_str_eq(line, "01_naive,coalesced,fp32,NT,127,255,33,1.5,0,0.125000,2.500,0.050000,"
                            "6.250,40.00,1.500e-07,2.000e-06,PASS,NVIDIA H200; test,13000,13000,"
-                           "2026-11-29T12:00:00Z,abc123");
+                           "2026-11-29T12:00:00Z,abc123,fp32,none,-,-,fp32,-1.000000,-1.000000,"
+                           "cublas,1.000e-07");
 }
 
 Test(csv, append_writes_header_once) {

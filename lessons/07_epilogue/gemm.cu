@@ -1,32 +1,49 @@
-/* Lesson 07 - the epilogue: C staged through shared memory, stored as whole 128-byte rows.
+/* Lesson 07 - the epilogue: D = act(alpha*acc + beta*C + bias), fused, rounded once, stored
+ * as whole 128-byte rows.
  *
- * What this lesson adds to lesson 06's default kernel, and nothing else: the epilogue stages
- * C through shared memory. A warp's MMA results lie in registers as 8 rows x 4 lanes x 4
- * bytes per store: stored directly, every 128-byte line of C is written in 16-byte pieces,
- * half a 32-byte sector each. For a full tile with beta = 0 (and C 16-byte aligned with
- * ldc % 8 == 0) each warp instead writes its (64, 64) block to its own smem block (rows padded
- * by 16 bytes: conflict-free both ways), then copies it out in 16-byte chunks, 8 lanes per
- * row: every warp store writes 4 rows of 128 contiguous bytes (whole lines when C's rows are
- * 128-byte aligned, as at 4096^3). The staging blocks overlay the pipeline stages, which are
- * free once the K loop is done. Edge tiles and beta != 0 keep lesson 06's direct stores.
+ * What this lesson adds to lesson 06's default kernel, and nothing else: the epilogue. A network
+ * wants act(A*B^T + bias) in fp16/bf16, not A*B^T; run as separate kernels, the bias and the
+ * activation read and write D once more each. Here they happen on the fp32 accumulators, in
+ * registers, right after the K loop, with one conversion to the output type at the end
+ * (epilogue.cuh): alpha, beta*C (C read through shared memory with coalesced 16-byte cp.async,
+ * only when beta != 0), the bias along n or m, ReLU or GELU (tanh or erf form), then the
+ * staged stores: each warp writes its block into its own smem block (rows padded by 8
+ * elements: conflict-free both ways) and copies it out in 16-byte chunks, whole rows of C per
+ * warp store (lesson 06 stored 16-byte pieces of 8 different rows). One path for every tile,
+ * edge tiles included. The output may be fp32, fp16 or bf16 whatever the inputs (fp16 in, fp32
+ * out). And the accumulator: variant acc16_128x256x64_s3 accumulates in fp16
+ * (mma...f16.f16.f16.f16), checked against cuBLAS's CUBLAS_COMPUTE_16F (opt-in: name it).
  *
  * Tile configurations (the variants; the first is the default):
- *   128x256x64_s3   8 warps (2 x 4), warp tile 64x64, 3 stages, 144 KiB smem, 1 CTA/SM
+ *   128x256x64_s3   8 warps (2 x 4), warp tile 64x64, 3 stages, 144 KiB smem, 1 CTA/SM;
+ *                   every output type and epilogue (fp32 staging: 8 x 64 x 72 floats = the
+ *                   144 KiB of the stages, exactly)
  *   128x128x64_s3   4 warps (2 x 2), warp tile 64x64, 3 stages,  96 KiB smem, 2 CTAs/SM
  *   128x128x32_s4   4 warps (2 x 2), warp tile 64x64, 4 stages,  64 KiB smem (Swizzle<2,3,3>)
+ *                   (these two: the input's output type, no epilogue: lesson 06's tiles)
+ *   acc16_128x256x64_s3   the default's tile with fp16 accumulators; fp16 only, no epilogue
  *
  * Limits (refused before launch with one line, never a wrong answer): layout TN only (A and B
  * K-major); lda, ldb, ldc and the A/B/C base pointers multiples of 8 elements (16 bytes: every
- * cp.async moves 16 aligned bytes); M <= 8388480 (grid.y); a variant whose smem is more than
- * the GPU allows names one that fits. Lesson 08 takes every layout, alignment and size. Any
- * M, N, K >= 1 works: edge tiles are zero-filled through cp.async's src-size operand.
+ * cp.async moves 16 aligned bytes, and so does every store of D); M <= 8388480 (grid.y); a
+ * variant whose smem is more than the GPU allows names one that fits; what a variant does not
+ * declare (output types, epilogues, see --list) the harness refuses. Lesson 08 takes every
+ * layout, alignment and size. Any M, N, K >= 1 works: edge tiles are zero-filled through
+ * cp.async's src-size operand.
  *
- * Why templates: register arrays need compile-time sizes, the mma instruction (f16/bf16) must
- * be chosen at compile time, and the lesson wants several tile shapes from one source; in
- * plain C one would stamp the kernels out with a macro.
+ * Why templates: register arrays need compile-time sizes, the mma instruction (f16/bf16, fp32
+ * or fp16 accumulators) must be chosen at compile time, and the lesson wants several tile
+ * shapes from one source; in plain C one would stamp the kernels out with a macro. The
+ * epilogue is a template parameter too (a type, epi_fused<OUT, ACT>, epilogue.cuh): each
+ * (input, output, activation) combination is compiled once, as its own kernel, with only the
+ * instructions it needs; bias and beta are uniform run-time branches inside it. 3 x 2 x 4 = 24
+ * kernels for the default tile, one per combination, instead of one kernel that tests all
+ * options for every element.
  *
  * Build and run:   make lesson07 && ./run
  *                  ./run --variant 128x256x64_s3 --dtype fp16 --size 4096x4096x4096
+ *                  ./run --variant default --dtype fp16 --out fp32 --epilogue bias_gelu --size 4096x4096x4096
+ *                  ./run --variant acc16_128x256x64_s3 --init ones --size 256x256x8192
  *
  * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
  */
@@ -50,24 +67,15 @@ typedef struct kargs {
     float alpha, beta;
     const uint16_t *A; /* (M,K) K-major: A[m*lda + k] */
     const uint16_t *B; /* (N,K) K-major: B[n*ldb + k] */
-    uint16_t *C;       /* (M,N): C[m*ldc + n] */
+    void *C;           /* (M,N) of the output type: C[m*ldc + n]; D is written over it */
     long long lda, ldb, ldc;
-    int pair_ok; /* ldc even and C 4-byte aligned: store two elements at once */
-    int c_vec;   /* beta == 0, ldc % 8 == 0 and C 16-byte aligned: staged 16-byte stores */
     int rows32;  /* BM rows of A and BN rows of B span < 2^31 bytes: 32-bit row offsets */
+    const void *bias;   /* NULL (no bias), or N values (bias_axis 0) / M values (1) */
+    int bias_axis;      /* 0: bias[n], one per column; 1: bias[m], one per row */
+    int bias_dtype;     /* gemm_dtype of the bias */
 } kargs;
 
-static __device__ __forceinline__ float elem_to_f32(uint16_t v, int bf16) {
-    return bf16 ? __bfloat162float(__ushort_as_bfloat16(v)) : __half2float(__ushort_as_half(v));
-}
-static __device__ __forceinline__ uint16_t f32_to_elem(float x, int bf16) {
-    return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(x))
-                : __half_as_ushort(__float2half_rn(x));
-}
-/* Two adjacent outputs (lo at the lower address) as one 4-byte word. */
-static __device__ __forceinline__ uint32_t f32x2_to_pair(float lo, float hi, int bf16) {
-    return (uint32_t)f32_to_elem(lo, bf16) | ((uint32_t)f32_to_elem(hi, bf16) << 16);
-}
+#include "epilogue.cuh"
 
 /* ---- gmem -> smem: 16-byte cp.async, zero-fill at the edges -----------------------------
  * The copy plan of one K tile, per thread (plan_copy): A is na = reps(BM, BK) copies, B is nb.
@@ -202,8 +210,10 @@ static __device__ __forceinline__ void load_frags(uint32_t ra[MI][4], uint32_t r
 }
 
 /* The MI x NI MMAs of one k-step, in serpentine order (row i even: j up, odd: j down), so
- * the B fragment at each turn is reused at once. */
-template <int BF16, int MI, int NI>
+ * the B fragment at each turn is reused at once. ACC16: fp16 accumulators; acc[i][j][0] and
+ * [1] then hold the bits of two fp16 pairs ({c0,c1}, {c2,c3}; __float_as_uint moves nothing)
+ * and [2], [3] stay unused (acc16_to_f32 unpacks them after the K loop). */
+template <int BF16, int ACC16, int MI, int NI>
 static __device__ __forceinline__ void mma_kstep(float acc[MI][NI][4], const uint32_t ra[MI][4],
                                                  const uint32_t rb[NI][2]) {
 #pragma unroll
@@ -211,8 +221,32 @@ static __device__ __forceinline__ void mma_kstep(float acc[MI][NI][4], const uin
 #pragma unroll
         for (int jj = 0; jj < NI; ++jj) {
             const int j = i % 2 ? NI - 1 - jj : jj;
-            if (BF16) ptx_mma_m16n8k16_bf16(acc[i][j], ra[i], rb[j]);
-            else      ptx_mma_m16n8k16_f16(acc[i][j], ra[i], rb[j]);
+            if (ACC16) {
+                uint32_t d[2] = {__float_as_uint(acc[i][j][0]), __float_as_uint(acc[i][j][1])};
+                ptx_mma_m16n8k16_f16_f16acc(d, ra[i], rb[j]);
+                acc[i][j][0] = __uint_as_float(d[0]);
+                acc[i][j][1] = __uint_as_float(d[1]);
+            } else if (BF16) {
+                ptx_mma_m16n8k16_bf16(acc[i][j], ra[i], rb[j]);
+            } else {
+                ptx_mma_m16n8k16_f16(acc[i][j], ra[i], rb[j]);
+            }
+        }
+}
+
+/* fp16 accumulators (ACC16) -> the fp32 layout the epilogue reads: {c0,c1} = acc[..][0],
+ * {c2,c3} = acc[..][1], low half first (PTX ISA 9.7.14.5.8). Zero bits are fp16 zeros, so the
+ * K loop starts from acc = 0.0f either way. */
+template <int MI, int NI>
+static __device__ __forceinline__ void acc16_to_f32(float acc[MI][NI][4]) {
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+            const uint32_t lo = __float_as_uint(acc[i][j][0]), hi = __float_as_uint(acc[i][j][1]);
+            const float2 a = __half22float2(*(const __half2 *)&lo);
+            const float2 b = __half22float2(*(const __half2 *)&hi);
+            acc[i][j][0] = a.x; acc[i][j][1] = a.y; acc[i][j][2] = b.x; acc[i][j][3] = b.y;
         }
 }
 
@@ -226,7 +260,8 @@ static __device__ __forceinline__ void mma_kstep(float acc[MI][NI][4], const uin
  *                   is the last and `more` says one follows), then the MMAs of k-step kk
  * INTERIOR (a constant): K tile ktl lies inside A and B (unpredicated copies), and a next K
  * tile surely follows. Otherwise the copies are predicated and skipped past the end of K. */
-template <int BF16, int BM, int BN, int BK, int NT, int STAGES, int MI, int NI, int INTERIOR>
+template <int BF16, int ACC16, int BM, int BN, int BK, int NT, int STAGES, int MI, int NI,
+          int INTERIOR>
 static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[2][MI][4],
                                               uint32_t rb[2][NI][2], const copy_state *cs,
                                               const frag_addr *fa, const tile_consts *tc,
@@ -259,99 +294,20 @@ static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[
                 copy_range<BM, BN, BK, NT>(cs, tc, kk * CPK, (kk + 1) * CPK, *wr, ktl, p->K,
                                            p->A);
         }
-        mma_kstep<BF16, MI, NI>(acc, ra[kk % 2], rb[kk % 2]);
+        mma_kstep<BF16, ACC16, MI, NI>(acc, ra[kk % 2], rb[kk % 2]);
     }
-}
-
-/* ---- epilogue: C = alpha*acc + beta*C, straight from the MMA registers -------------------
- * acc[i][j][c] is accumulator value v = c + 4*(i + MI*j) of the tiled MMA, at (m, n) =
- * lay_tiled_mma_c_crd(&mma, tid, v) of the CTA tile at (m0, n0). The kernel evaluates the layout
- * for c = 0 and 2 of atom (0, 0) only: atom (i, j) of a warp tile sits (i*atom.m, j*atom.n)
- * further on (the tiled MMA's definition), and c1, c3 are the columns right of c0, c2 (the
- * atom's C layout; tests/plans_tc.h checks both). C is read only when beta != 0; pairs are
- * stored as one 4-byte word when ldc is even and C 4-byte aligned. mC = (M,N):(ldc,1). */
-template <int BF16, int MI, int NI>
-static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs *p,
-                                               lay_tiled_mma mma, int m0, int n0) {
-    const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
-    int mh[2], nh[2]; /* c0 and c2 of atom (0, 0) */
-    lay_tiled_mma_c_crd(&mma, threadIdx.x, 0, &mh[0], &nh[0]);
-    lay_tiled_mma_c_crd(&mma, threadIdx.x, 2, &mh[1], &nh[1]);
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int m = m0 + mh[h] + i * mma.atom.m;
-                const int n = n0 + nh[h] + j * mma.atom.n;
-                float v0 = p->alpha * acc[i][j][2 * h], v1 = p->alpha * acc[i][j][2 * h + 1];
-                if (m >= p->M || n >= p->N) continue;
-                uint16_t *c = p->C + lay_crd2idx2(mC, m, n);
-                const int two = n + 1 < p->N;
-                if (p->beta != 0.0f) {
-                    v0 += p->beta * elem_to_f32(c[0], BF16);
-                    if (two) v1 += p->beta * elem_to_f32(c[1], BF16);
-                }
-                if (two && p->pair_ok) {
-                    *(uint32_t *)c = f32x2_to_pair(v0, v1, BF16);
-                } else {
-                    c[0] = f32_to_elem(v0, BF16);
-                    if (two) c[1] = f32_to_elem(v1, BF16);
-                }
-            }
-}
-
-/* ---- epilogue through smem: whole 128-byte rows of C --------------------------------------
- * For a full tile with beta = 0. The warp writes its (WTM, WTN) block of C, scaled and
- * converted, as 4-byte pairs into its own staging block sC (plan_cstage: rows padded by 8
- * halves, which puts the 8 rows of one store in 8 different bank groups), at the warp-local
- * coordinates of its accumulators (lay_tiled_mma_c_crd of the lane as a thread of warp 0; as
- * in store_c, evaluated for atom (0, 0) and moved by whole atoms), then copies the block out in 16-byte chunks (plan_cstage_copy: WTN/8 lanes per row), so
- * every warp store writes 32/(WTN/8) rows of 2*WTN contiguous bytes. The block is the warp's
- * alone, so __syncwarp() orders its writes and reads; no CTA barrier is needed. The warp's
- * block of C starts where lane 0's first accumulator lies. */
-template <int BF16, int MI, int NI, int WTM, int WTN>
-static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], const kargs *p,
-                                                      lay_tiled_mma mma, uint16_t *sC, int m0,
-                                                      int n0) {
-    const lay_layout sCL = plan_cstage(WTM, WTN);  /* (WTM,WTN):(WTN+8,1) */
-    const lay_tiled_copy out = plan_cstage_copy(WTN);
-    const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
-    const int lane = threadIdx.x % 32;
-    int rh[2], ch[2]; /* c0 and c2 of atom (0, 0), warp-local */
-    lay_tiled_mma_c_crd(&mma, lane, 0, &rh[0], &ch[0]);
-    lay_tiled_mma_c_crd(&mma, lane, 2, &rh[1], &ch[1]);
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = rh[h] + i * mma.atom.m, c = ch[h] + j * mma.atom.n;
-                *(uint32_t *)(sC + lay_crd2idx2(sCL, r, c)) = f32x2_to_pair(
-                    p->alpha * acc[i][j][2 * h], p->alpha * acc[i][j][2 * h + 1], BF16);
-            }
-    __syncwarp(); /* every lane's pairs are in smem before any lane reads a row */
-    int wm0, wn0; /* the warp's block of C */
-    lay_tiled_mma_c_crd(&mma, threadIdx.x - lane, 0, &wm0, &wn0);
-    uint16_t *gC = p->C + lay_crd2idx2(mC, m0 + wm0, n0 + wn0);
-    enum { PASSES = WTM * WTN / (32 * 8) }; /* = lay_tiled_copy_reps(out, WTM, WTN) */
-#pragma unroll 4
-    for (int it = 0; it < PASSES; ++it) {
-        int r, c;
-        lay_tiled_copy_crd(out, WTM, WTN, lane, 0, it, &r, &c);
-        *(uint4 *)(gC + lay_crd2idx2(mC, r, c)) = *(const uint4 *)(sC + lay_crd2idx2(sCL, r, c));
-    }
-    __syncwarp(); /* all reads done before the block is written again */
 }
 
 /* ---- the kernel ----------------------------------------------------------------------------
  * One CTA per (BM, BN) tile of C at (blockIdx.y, blockIdx.x). Warp w owns the (WTM, WTN) =
  * (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of it; acc[i][j][0..3] is the C
  * fragment of MMA atom (i, j) of that block. Dynamic smem: sA (BM,BK,STAGES), sB (BN,BK,STAGES),
- * each stage swizzled (plan_smem); after the K loop, the warps' C staging blocks. */
-template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+ * each stage swizzled (plan_smem); after the K loop, the warps' staging blocks of D.
+ * EPI: the epilogue, a type with ES (bytes of an output element) and
+ * EPI::store(acc, &p, &mma, smem, m0, n0) (epilogue.cuh: epi_fused<OUT, ACT>). ACC16: fp16
+ * accumulators (fp16 inputs only). */
+template <int BF16, int ACC16, typename EPI, int BM, int BN, int BK, int WARPS_M, int WARPS_N,
+          int STAGES>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_epilogue(kargs p) {
     enum {
         NT = 32 * WARPS_M * WARPS_N,
@@ -364,8 +320,9 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_epilogue(kargs
     static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
     static_assert(BM % (NT / (BK / 8)) == 0 && BN % (NT / (BK / 8)) == 0,
                   "plan_copy's copy tile must tile A and B");
-    static_assert(NT / 32 * WTM * (WTN + 8) <= STAGES * (BM + BN) * BK,
-                  "C staging must fit in the pipeline's smem");
+    static_assert(NT / 32 * WTM * (WTN + 8) * EPI::ES <= STAGES * (BM + BN) * BK * 2,
+                  "the staging blocks of D must fit in the pipeline's smem");
+    static_assert(!ACC16 || !BF16, "fp16 accumulation takes fp16 inputs");
     extern __shared__ __align__(128) uint16_t smem[];
     const uint32_t sA_u = ptx_smem_u32(smem);
     const uint32_t sB_u = ptx_smem_u32(smem + STAGES * plan_smem_stage(BM, BK));
@@ -436,20 +393,17 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_epilogue(kargs
     int kt = 0;
     const int kt_interior = kfull - (STAGES - 1); /* K tiles of the steady state */
     for (; kt < kt_interior; ++kt)
-        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 1>(acc, ra, rb, &cs, &fa, &tc, &rd, &wr,
-                                                        kt + STAGES - 1, 1, &p);
+        k_tile<BF16, ACC16, BM, BN, BK, NT, STAGES, MI, NI, 1>(acc, ra, rb, &cs, &fa, &tc, &rd,
+                                                               &wr, kt + STAGES - 1, 1, &p);
     for (; kt < ktiles; ++kt)
-        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 0>(acc, ra, rb, &cs, &fa, &tc, &rd, &wr,
-                                                        kt + STAGES - 1, kt + 1 < ktiles, &p);
+        k_tile<BF16, ACC16, BM, BN, BK, NT, STAGES, MI, NI, 0>(acc, ra, rb, &cs, &fa, &tc, &rd,
+                                                               &wr, kt + STAGES - 1,
+                                                               kt + 1 < ktiles, &p);
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 
-    if (p.c_vec && m0 + BM <= p.M && n0 + BN <= p.N) { /* uniform over the CTA */
-        __syncthreads(); /* the staging blocks overlay the stages: every warp's ldmatrix is done */
-        uint16_t *sC = smem + threadIdx.x / 32 * plan_cstage_size(WTM, WTN); /* this warp's */
-        store_c_staged<BF16, MI, NI, WTM, WTN>(acc, &p, mma, sC, m0, n0);
-    } else {
-        store_c<BF16, MI, NI>(acc, &p, mma, m0, n0);
-    }
+    if (ACC16) acc16_to_f32<MI, NI>(acc);
+    __syncthreads(); /* the staging blocks overlay the stages: every warp's ldmatrix is done */
+    EPI::store(acc, &p, &mma, (char *)smem, m0, n0);
 }
 
 /* Dynamic smem of one CTA in bytes: STAGES x (BM + BN) rows of the smem tile. */
@@ -459,10 +413,11 @@ static size_t smem_bytes(int bm, int bn, int bk, int stages) {
 
 /* Sets the dynamic smem limit and launches one instantiation, one CTA per tile of C (grid
  * (ceil(N/BN), ceil(M/BM))). Returns the first CUDA error. */
-template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+template <int BF16, int ACC16, typename EPI, int BM, int BN, int BK, int WARPS_M, int WARPS_N,
+          int STAGES>
 static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
     const size_t smem = smem_bytes(BM, BN, BK, STAGES);
-    void (*kernel)(kargs) = gemm_epilogue<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES>;
+    void (*kernel)(kargs) = gemm_epilogue<BF16, ACC16, EPI, BM, BN, BK, WARPS_M, WARPS_N, STAGES>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
@@ -471,38 +426,105 @@ static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
     return cudaGetLastError();
 }
 
+/* The kernel's arguments for problem p on a (bm, bn) tile. The staged stores of D move 16
+ * aligned bytes: C's base must be 16-byte aligned (the harness's align = 8 elements keeps
+ * offsets and ldc so; a caller with another pointer gets cudaErrorMisalignedAddress). */
+static cudaError_t make_kargs(kargs *a, const gemm_problem *p, int bm, int bn) {
+    a->M = p->m; a->N = p->n; a->K = p->k;
+    a->alpha = p->alpha; a->beta = p->beta;
+    a->A = (const uint16_t *)p->A; a->B = (const uint16_t *)p->B; a->C = p->C;
+    a->lda = p->lda; a->ldb = p->ldb; a->ldc = p->ldc;
+    a->rows32 = (long long)bm * p->lda * 2 < (1LL << 31) && (long long)bn * p->ldb * 2 < (1LL << 31);
+    a->bias = GEMM_EPI_HAS_BIAS(p->epilogue) ? p->bias : NULL;
+    a->bias_axis = p->bias_axis == GEMM_BIAS_M;
+    a->bias_dtype = p->bias_dtype;
+    if (((uintptr_t)p->C & 15) || p->ldc % 8) return cudaErrorMisalignedAddress;
+    return cudaSuccess;
+}
+
+#ifndef LESSON07_KERNEL_ONLY /* exercise/kernel.cu includes this file for its kernel alone */
+
+/* The activation of problem p (epilogue.cuh's ACT_*). */
+static int act_of(const gemm_problem *p) {
+    switch (GEMM_EPI_ACT(p->epilogue)) {
+    case GEMM_ACT_RELU: return ACT_RELU;
+    case GEMM_ACT_GELU: return p->gelu == GEMM_GELU_ERF ? ACT_GELU_ERF : ACT_GELU_TANH;
+    default: return ACT_NONE;
+    }
+}
+
+/* One tile configuration with every output type and activation: 3 outputs x 4 activations x
+ * 2 input types, each its own kernel (the variant that declares them all). */
+template <int BF16, int OUT, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+static cudaError_t launch_act(const kargs *a, int act, cudaStream_t s) {
+    switch (act) {
+    case ACT_RELU:
+        return launch_one<BF16, 0, epi_fused<OUT, ACT_RELU>, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(a, s);
+    case ACT_GELU_TANH:
+        return launch_one<BF16, 0, epi_fused<OUT, ACT_GELU_TANH>, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(a, s);
+    case ACT_GELU_ERF:
+        return launch_one<BF16, 0, epi_fused<OUT, ACT_GELU_ERF>, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(a, s);
+    default:
+        return launch_one<BF16, 0, epi_fused<OUT, ACT_NONE>, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(a, s);
+    }
+}
+
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+static cudaError_t launch_out(const kargs *a, const gemm_problem *p, cudaStream_t s) {
+    const int act = act_of(p);
+    switch (p->c_dtype) {
+    case GEMM_FP32: return launch_act<BF16, GEMM_FP32, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(a, act, s);
+    case GEMM_FP16: return launch_act<BF16, GEMM_FP16, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(a, act, s);
+    default:        return launch_act<BF16, GEMM_BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(a, act, s);
+    }
+}
+
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
-static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
+static cudaError_t launch_fused(const gemm_problem *p, cudaStream_t s) {
     kargs a;
-    a.M = p->m; a.N = p->n; a.K = p->k;
-    a.alpha = p->alpha; a.beta = p->beta;
-    a.A = (const uint16_t *)p->A; a.B = (const uint16_t *)p->B; a.C = (uint16_t *)p->C;
-    a.lda = p->lda; a.ldb = p->ldb; a.ldc = p->ldc;
-    a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
-    a.c_vec = p->beta == 0.0f && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
-    a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
-    return p->dtype == GEMM_BF16 ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, s)
-                                 : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, s);
+    cudaError_t e = make_kargs(&a, p, BM, BN);
+    if (e != cudaSuccess) return e;
+    return p->dtype == GEMM_BF16 ? launch_out<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, p, s)
+                                 : launch_out<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, p, s);
+}
+
+/* One tile configuration, the input's output type, no epilogue (lesson 06's variants). */
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+static cudaError_t launch_plain(const gemm_problem *p, cudaStream_t s) {
+    kargs a;
+    cudaError_t e = make_kargs(&a, p, BM, BN);
+    if (e != cudaSuccess) return e;
+    if (p->dtype == GEMM_BF16)
+        return launch_one<1, 0, epi_fused<GEMM_BF16, ACT_NONE>, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, s);
+    return launch_one<0, 0, epi_fused<GEMM_FP16, ACT_NONE>, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, s);
 }
 
 static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 256, 64, 2, 4, 3>(p, s);
+    return launch_fused<128, 256, 64, 2, 4, 3>(p, s);
 }
 static cudaError_t launch_128x128x64_s3(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 64, 2, 2, 3>(p, s);
+    return launch_plain<128, 128, 64, 2, 2, 3>(p, s);
 }
 static cudaError_t launch_128x128x32_s4(const gemm_problem *p, cudaStream_t s) {
-    return launch_cfg<128, 128, 32, 2, 2, 4>(p, s);
+    return launch_plain<128, 128, 32, 2, 2, 4>(p, s);
+}
+/* fp16 accumulators: fp16 in, fp16 out, no epilogue */
+static cudaError_t launch_acc16_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {
+    kargs a;
+    cudaError_t e = make_kargs(&a, p, 128, 256);
+    if (e != cudaSuccess) return e;
+    return launch_one<0, 1, epi_fused<GEMM_FP16, ACT_NONE>, 128, 256, 64, 2, 4, 3>(&a, s);
 }
 
 /* every variant's dynamic smem (the one table of it; its configurations are those of the
  * launch_* functions above), largest first */
 static const struct { const char *name; size_t smem; } by_smem[] = {
-    {"128x256x64_s3", smem_bytes(128, 256, 64, 3)},  /* 147,456 B */
-    {"128x128x64_s3", smem_bytes(128, 128, 64, 3)},  /*  98,304 B */
-    {"128x128x32_s4", smem_bytes(128, 128, 32, 4)}}; /*  65,536 B */
+    {"128x256x64_s3", smem_bytes(128, 256, 64, 3)},        /* 147,456 B */
+    {"acc16_128x256x64_s3", smem_bytes(128, 256, 64, 3)},  /* 147,456 B */
+    {"128x128x64_s3", smem_bytes(128, 128, 64, 3)},        /*  98,304 B */
+    {"128x128x32_s4", smem_bytes(128, 128, 32, 4)}};       /*  65,536 B */
 
-/* Beyond the harness's own checks (dtype, align = 8). A variant whose CTA needs more shared
+/* Beyond the harness's own checks (dtype, output, epilogue, align = 8). A variant whose CTA needs more shared
  * memory than this GPU gives one block (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on
  * sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89; CUDA C++ Programming Guide, "Features and
  * Technical Specifications") is refused before launch, naming the largest variant that fits.
@@ -536,19 +558,30 @@ static const char *check_variant(const gemm_problem *p, const char *name) {
 CHECK(128x256x64_s3)
 CHECK(128x128x64_s3)
 CHECK(128x128x32_s4)
+CHECK(acc16_128x256x64_s3)
 #undef CHECK
 
+/* What the variants declare (common/harness.h): input types, and beyond them the outputs,
+ * epilogues, bias types and the accumulator. */
 #define DT_HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
-#define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_ALL, 8, check_##name, launch_##name}
+#define DT_FUSED (DT_HALVES | GEMM_OUT_ALL | GEMM_EPI_ALL | GEMM_BIAS_DT_ALL)
+#define DT_ACC16 (GEMM_DT_BIT(GEMM_FP16) | GEMM_ACC_FP16)
+#define V(name, dts, sum) {#name, sum, dts, GEMM_LAYOUT_ALL, 8, check_##name, launch_##name}
 
 static const gemm_variant variants[] = {
-    V(128x256x64_s3, "lesson 06's 128x256x64_s3 + C staged through smem, whole 128-byte rows"),
-    V(128x128x64_s3, "lesson 06's 128x128x64_s3 + C staged through smem"),
-    V(128x128x32_s4, "lesson 06's 128x128x32_s4 + C staged through smem"),
+    V(128x256x64_s3, DT_FUSED,
+      "lesson 06's 128x256x64_s3 + the fused epilogue (bias, ReLU/GELU, any output type)"),
+    V(128x128x64_s3, DT_HALVES, "lesson 06's 128x128x64_s3 + the staged epilogue"),
+    V(128x128x32_s4, DT_HALVES, "lesson 06's 128x128x32_s4 + the staged epilogue"),
+    V(acc16_128x256x64_s3, DT_ACC16,
+      "128x256x64_s3 with fp16 accumulators (opt-in: name it; vs CUBLAS_COMPUTE_16F)"),
 };
 
-static const gemm_lesson lesson = {"07_epilogue", "The epilogue: C staged through smem, whole rows",
+static const gemm_lesson lesson = {"07_epilogue",
+                                   "The epilogue: fused bias/activation, any output type, whole rows",
                                    (int)(sizeof variants / sizeof variants[0]), variants,
                                    GEMM_LAYOUT_BIT(GEMM_TN)};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, &lesson); }
+
+#endif /* LESSON07_KERNEL_ONLY */

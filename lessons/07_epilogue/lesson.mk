@@ -6,3 +6,6 @@ $(BUILD)/tests/test_plans_07: tests/test_plans_07.c tests/plans_tc.h lessons/07_
 	$(CC) $(CFLAGS_C) -Werror $< -o $@ $(CRITERION_LIBS)
 
 EXTRA_TEST_BINS += $(BUILD)/tests/test_plans_07
+
+# every line of gpu_cases.txt plans without a refusal (no GPU needed)
+EXTRA_TEST_SCRIPTS += lessons/07_epilogue/check_cases.sh

@@ -12,7 +12,8 @@
  *                  BK/8 threads
  *   plan_smem_*    what the kernel's address shortcuts rely on: the offset of a row block,
  *                  the stage size, and how a k-step moves a lane's ldmatrix address
- *   plan_cstage*   the epilogue's C staging block of one warp and its copy-out
+ *   plan_cstage*   the epilogue's staging block of one warp (the accumulator -> output remap)
+ *                  and its 16-byte copies to and from C
  * What this lesson adds to lesson 06's plan: plan_cstage, plan_cstage_copy, plan_cstage_size.
  */
 #ifndef LESSON07_PLAN_H
@@ -71,24 +72,34 @@ LAY_HD static inline unsigned plan_smem_kstep(unsigned ob, int kk, unsigned kste
     return ob ^ ((unsigned)kk * kstep_b);
 }
 
-/* plan_cstage: a warp's C staging block, (wtm, wtn) halves row-major with rows padded by 8
- * halves: (wtm,wtn):(wtn+8,1). A warp's 4-byte store of one MMA atom's C fragment covers rows
- * g = 0..7 and words t = 0..3; with rows of wtn + 8 halves (a multiple of 32 words plus 4)
- * row g starts 4g banks further on: all 32 words in different banks (without the pad all 8
- * rows start in the same bank: an 8-way conflict; tests/test_plans_07.c). */
+/* plan_cstage: a warp's staging block of output elements (halves, or floats for an fp32
+ * output), (wtm, wtn) row-major with rows padded by 8 elements: (wtm,wtn):(wtn+8,1). The
+ * accumulator -> output remap is the MMA's C fragment layout (lay_tiled_mma_c_crd) composed
+ * with this layout: accumulator pair (c0,c1) or (c2,c3) of a lane goes to one 2-element slot.
+ *   2-byte outputs: one 4-byte store per lane, rows of wtn + 8 halves = 36 words (wtn = 64):
+ *     row g starts 4g banks on, lane t of group g writes bank 4g + t: 32 banks, 1 wavefront
+ *     (without the pad all 8 rows start in the same bank: 8 wavefronts).
+ *   4-byte outputs: one 8-byte store per lane, served as two half-warp phases; rows of 72
+ *     words start 8g banks on, lanes t of group g write banks 8g + 2t, +1: each phase covers
+ *     32 banks once, 2 wavefronts, the fewest 256 bytes can take (without the pad: 8).
+ * The 16-byte copies (plan_cstage_copy) read or write whole row segments: each 8-lane phase
+ * is 128 contiguous bytes, 1 wavefront (tests/test_plans_07.c checks all of it). */
 LAY_HD static inline lay_layout plan_cstage(int wtm, int wtn) {
     return lay_l2(wtm, wtn, wtn + 8, 1);
 }
-/* plan_cstage_size: halves of one staging block (the offset of the row just past it). */
+/* plan_cstage_size: elements of one staging block (the offset of the row just past it). */
 LAY_HD static inline int plan_cstage_size(int wtm, int wtn) {
     return (int)lay_crd2idx2(plan_cstage(wtm + 1, wtn), wtm, 0);
 }
-/* plan_cstage_copy: the copy-out of a staging block to C, 16-byte chunks (8 halves along n):
- * lane l at (l / (wtn/8), l % (wtn/8)) of a (32/(wtn/8), wtn/8)-chunk copy tile, which repeats
- * down the block. Each warp store writes 32/(wtn/8) whole rows of the warp tile (128 bytes
- * each for wtn = 64), and each 8-lane phase of the smem read is one row: conflict-free. */
-LAY_HD static inline lay_tiled_copy plan_cstage_copy(int wtn) {
-    return lay_make_tiled_copy(lay_l2(32 / (wtn / 8), wtn / 8, wtn / 8, 1), lay_l2(1, 8, 0, 1));
+/* plan_cstage_copy: the 16-byte copies between a staging block and C, vec = 16/elem_bytes
+ * elements along n each (8 halves or 4 floats): lane l at (l / (wtn/vec), l % (wtn/vec)) of a
+ * (32/(wtn/vec), wtn/vec)-chunk copy tile, which repeats down the block. With wtn = 64 every
+ * warp instruction moves 4 rows of 128 bytes (halves) or 2 rows of 256 bytes (floats): whole
+ * 128-byte lines of C when its rows are 128-byte aligned. The same copy reads C into the block
+ * (beta != 0, through cp.async) and writes D out of it. */
+LAY_HD static inline lay_tiled_copy plan_cstage_copy(int wtn, int elem_bytes) {
+    const int vec = 16 / elem_bytes, per_row = wtn / vec;
+    return lay_make_tiled_copy(lay_l2(32 / per_row, per_row, per_row, 1), lay_l2(1, vec, 0, 1));
 }
 
 #endif /* LESSON07_PLAN_H */
