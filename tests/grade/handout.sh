@@ -13,7 +13,7 @@ BUILD=${BUILD:-build}
 stage=$BUILD/handout
 rm -rf "$stage" && mkdir -p "$stage/gemm-course"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files --cached --others --exclude-standard
+    git ls-files --cached # tracked files only: a learner's or a staff member's untracked work stays out
 else
     find . -type f ! -path './.git/*' ! -path "./$BUILD/*" | sed 's|^\./||'
 fi | grep -v -E '^solutions/' | while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done \
