@@ -135,8 +135,8 @@ Test(plan07, remap_is_the_staging_layout_composed_with_the_fragment_layout) {
             lay_tiled_mma_c_crd(&warp, l, v, &m, &n);
             lay_tiled_mma_c_crd(&cta, l, v, &mc, &nc);
             cr_assert(m == mc && n == nc, "warp 0 of the CTA's tiled MMA");
-            cr_assert_eq((int)lay_crd2idx(remap, l + 32 * v), (int)lay_crd2idx2(plan_cstage(64, 64), m, n),
-                         "lane %d value %d", l, v);
+            cr_assert_eq((int)lay_crd2idx(remap, l + 32 * v),
+                         (int)lay_crd2idx2(plan_cstage(64, 64), m, n), "lane %d value %d", l, v);
         }
 }
 
