@@ -52,27 +52,6 @@ static int stage_store_wavefronts(lay_layout sC, lay_tiled_mma mma, int i, int j
     return bank_wavefronts32(addr);
 }
 
-/* the wavefronts of a warp-wide 8-byte access (st.shared.v2.b32): two phases of 16 lanes; in
- * each, the most distinct words any one bank must serve */
-static int bank_wavefronts64(const int addr[32]) {
-    int total = 0;
-    for (int ph = 0; ph < 2; ++ph) {
-        int words[32][32];
-        int count[32] = {0};
-        int worst = 1;
-        for (int l = 16 * ph; l < 16 * ph + 16; ++l)
-            for (int w = 0; w < 2; ++w) {
-                const int word = addr[l] / 4 + w, bank = word % 32;
-                int seen = 0;
-                for (int k = 0; k < count[bank]; ++k) seen |= words[bank][k] == word;
-                if (!seen) words[bank][count[bank]++] = word;
-                if (count[bank] > worst) worst = count[bank];
-            }
-        total += worst;
-    }
-    return total;
-}
-
 Test(plan07, fragment_stores_conflict_free_with_the_pad) {
     const lay_tiled_mma mma = plan_mma(2, 4, 128, 256, 64);
     const lay_layout padded = plan_cstage(64, 64), plain = lay_l2(64, 64, 64, 1);

@@ -10,17 +10,20 @@
 #ifndef LESSON06_BANK_MODEL_H
 #define LESSON06_BANK_MODEL_H
 
-/* bank_wavefronts: the wavefronts of a warp-wide 16-byte-per-lane access, addr[l] the byte
- * address lane l starts at. The ideal is 4; result - 4 extra wavefronts are bank conflicts.
- *   e.g. 32 lanes reading 32 consecutive 16-byte chunks: 4 */
-static inline int bank_wavefronts(const int addr[32]) {
+/* bank_wavefronts_n: the wavefronts of a warp-wide access of `bytes` (4, 8 or 16) per lane,
+ * addr[l] the byte address lane l starts at. The warp is served in phases of 128/bytes lanes
+ * (128 bytes each); a phase needs as many wavefronts as the most distinct 4-byte words any one
+ * bank must serve. The ideal is 32*bytes/128: 1 for 4 bytes, 2 for 8, 4 for 16.
+ *   e.g. 32 lanes reading 32 consecutive 16-byte chunks: bank_wavefronts_n(addr, 16) == 4 */
+static inline int bank_wavefronts_n(const int addr[32], int bytes) {
+    const int lanes = 128 / bytes, nwords = bytes / 4;
     int total = 0;
-    for (int q = 0; q < 4; ++q) {
+    for (int q = 0; q < 32 / lanes; ++q) {
         int words[32][32]; /* per bank, distinct word addresses seen in this phase */
         int count[32] = {0};
         int worst = 1;
-        for (int l = 8 * q; l < 8 * q + 8; ++l)
-            for (int w = 0; w < 4; ++w) {
+        for (int l = lanes * q; l < lanes * q + lanes; ++l)
+            for (int w = 0; w < nwords; ++w) {
                 const int word = addr[l] / 4 + w;
                 const int bank = word % 32;
                 int seen = 0;
@@ -33,20 +36,15 @@ static inline int bank_wavefronts(const int addr[32]) {
     return total;
 }
 
-/* bank_wavefronts32: the wavefronts of a warp-wide 4-byte access (st.shared.b32): one phase of
- * all 32 lanes; the most distinct words any one bank must serve. The ideal is 1. */
-static inline int bank_wavefronts32(const int addr[32]) {
-    int words[32][32];
-    int count[32] = {0};
-    int worst = 1;
-    for (int l = 0; l < 32; ++l) {
-        const int word = addr[l] / 4, bank = word % 32;
-        int seen = 0;
-        for (int k = 0; k < count[bank]; ++k) seen |= words[bank][k] == word;
-        if (!seen) words[bank][count[bank]++] = word;
-        if (count[bank] > worst) worst = count[bank];
-    }
-    return worst;
-}
+/* bank_wavefronts: a 16-byte-per-lane access (ldmatrix.x4 phase q = the 8 row addresses of
+ * matrix q; a 16-byte store phase q = lanes 8q..8q+7). The ideal is 4; result - 4 extra
+ * wavefronts are bank conflicts. */
+static inline int bank_wavefronts(const int addr[32]) { return bank_wavefronts_n(addr, 16); }
+
+/* bank_wavefronts32: a 4-byte access (st.shared.b32): one phase of all 32 lanes. Ideal 1. */
+static inline int bank_wavefronts32(const int addr[32]) { return bank_wavefronts_n(addr, 4); }
+
+/* bank_wavefronts64: an 8-byte access (st.shared.v2.b32): two phases of 16 lanes. Ideal 2. */
+static inline int bank_wavefronts64(const int addr[32]) { return bank_wavefronts_n(addr, 8); }
 
 #endif /* LESSON06_BANK_MODEL_H */
