@@ -136,36 +136,21 @@ void harness_lt_plan_make(harness_lt_plan *pl, cublasLtHandle_t lt, const gemm_p
      * (op T). Transposed: Y = A * B^T, column-major M x N, the same reasoning with the roles
      * of A and B exchanged. */
     const long long M = p->m, N = p->n, K = p->k;
-    cublasOperation_t opa, opb;
-    uint64_t ar, ac, br, bc, dr, dc;
-    long long lda, ldb;
-    if (!transposed) {
-        pl->a = p->B;
-        pl->b = p->A;
-        opa = p->b_kmajor ? CUBLAS_OP_T : CUBLAS_OP_N;
-        ar = p->b_kmajor ? K : N;
-        ac = p->b_kmajor ? N : K;
-        lda = p->ldb;
-        opb = p->a_kmajor ? CUBLAS_OP_N : CUBLAS_OP_T;
-        br = p->a_kmajor ? K : M;
-        bc = p->a_kmajor ? M : K;
-        ldb = p->lda;
-        dr = N;
-        dc = M;
-    } else {
-        pl->a = p->A;
-        pl->b = p->B;
-        opa = p->a_kmajor ? CUBLAS_OP_T : CUBLAS_OP_N;
-        ar = p->a_kmajor ? K : M;
-        ac = p->a_kmajor ? M : K;
-        lda = p->lda;
-        opb = p->b_kmajor ? CUBLAS_OP_N : CUBLAS_OP_T;
-        br = p->b_kmajor ? K : N;
-        bc = p->b_kmajor ? N : K;
-        ldb = p->ldb;
-        dr = M;
-        dc = N;
-    }
+    /* x: cuBLASLt's first operand (our B, or A when transposed), rows xr of the output; y: the
+     * second, rows yr. A K-major operand is its K x rows column-major transpose (op T for x,
+     * op N for y); a rows-major one is rows x K. */
+    const int xk = transposed ? p->a_kmajor : p->b_kmajor;
+    const int yk = transposed ? p->b_kmajor : p->a_kmajor;
+    const long long xr = transposed ? M : N, yr = transposed ? N : M;
+    pl->a = transposed ? p->A : p->B;
+    pl->b = transposed ? p->B : p->A;
+    const cublasOperation_t opa = xk ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t opb = yk ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const uint64_t ar = xk ? K : xr, ac = xk ? xr : K;
+    const uint64_t br = yk ? K : yr, bc = yk ? yr : K;
+    const uint64_t dr = xr, dc = yr;
+    const long long lda = transposed ? p->lda : p->ldb;
+    const long long ldb = transposed ? p->ldb : p->lda;
     const cublasLtEpilogue_t epi = lt_epilogue(p->epilogue);
     if (lt_failed(pl, "descriptor",
                   cublasLtMatmulDescCreate(&pl->op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) ||
