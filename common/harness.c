@@ -1154,6 +1154,21 @@ static void *dev_scratch(size_t bytes) {
     return d;
 }
 
+#define HARNESS_LT_WORKSPACE (32u << 20)
+/* cuBLASLt's handle and workspace, made once; exits with HARNESS_EXIT_CUDA when the workspace
+ * cannot be allocated (like every other device allocation of a case). */
+static void ctx_lt(run_ctx *x) {
+    if (x->lt) return;
+    CUBLAS_CHECK(cublasLtCreate(&x->lt));
+    x->lt_ws_bytes = HARNESS_LT_WORKSPACE;
+    cudaError_t e = cudaMalloc(&x->lt_ws, x->lt_ws_bytes);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "error: cannot allocate cuBLASLt's workspace (%s)\n",
+                cudaGetErrorString(e));
+        exit(HARNESS_EXIT_CUDA);
+    }
+}
+
 /* cuBLASLt's plan of a case, for the reference and the "Lt fused" time: with the bias along n
  * it writes R in place (its C = R, which holds C0), along m it computes the transposed product
  * into Y from Yc (C0 transposed, when beta != 0). Not for fp16 accumulation. */
@@ -1162,6 +1177,7 @@ static void case_lt_plan(run_ctx *x, const gemm_problem *p, case_data *cd) {
         snprintf(cd->lt.why, sizeof cd->lt.why, "fp16 accumulation has no cuBLASLt reference");
         return;
     }
+    ctx_lt(x);
     const int tr = GEMM_EPI_HAS_BIAS(p->epilogue) && p->bias_axis == GEMM_BIAS_M;
     if (!tr) {
         harness_lt_plan_make(&cd->lt, x->lt, p, 0, cd->dR, cd->dR, p->ldc, x->lt_ws_bytes);
@@ -1640,21 +1656,6 @@ static int lesson_has_epilogue(const gemm_lesson *L) {
     return 0;
 }
 
-/* The epilogue's part of the context: cuBLASLt and its workspace, the wide table. */
-#define HARNESS_LT_WORKSPACE (32u << 20)
-static int ctx_open_epilogue(run_ctx *x, const gemm_lesson *L, const harness_opts *o) {
-    x->epi_table = lesson_has_epilogue(L) || o->outs || o->epis || o->bias_axes;
-    CUBLAS_CHECK(cublasLtCreate(&x->lt));
-    x->lt_ws_bytes = HARNESS_LT_WORKSPACE;
-    cudaError_t e = cudaMalloc(&x->lt_ws, x->lt_ws_bytes);
-    if (e != cudaSuccess) {
-        fprintf(stderr, "error: cannot allocate cuBLASLt's workspace (%s)\n",
-                cudaGetErrorString(e));
-        return 1;
-    }
-    return 0;
-}
-
 /* Stream, events, cuBLAS and (when timing) the L2 flush buffer of 3x the L2. */
 static int ctx_open(run_ctx *x, const gemm_lesson *L, const harness_opts *o,
                     const struct cudaDeviceProp *prop) {
@@ -1667,7 +1668,8 @@ static int ctx_open(run_ctx *x, const gemm_lesson *L, const harness_opts *o,
     CUDA_CHECK(cudaEventCreate(&x->ev1));
     CUBLAS_CHECK(cublasCreate(&x->blas));
     CUBLAS_CHECK(cublasSetStream(x->blas, x->stream));
-    if (ctx_open_epilogue(x, L, o)) return HARNESS_EXIT_CUDA;
+    /* the wide table (output, epilogue columns); cuBLASLt is made when a case needs it */
+    x->epi_table = lesson_has_epilogue(L) || o->outs || o->epis || o->bias_axes;
     if (!o->check_only) { /* memset before each timed run evicts the operands from L2 */
         x->flush_bytes = (size_t)(prop->l2CacheSize > 0 ? prop->l2CacheSize : (64 << 20)) * 3;
         cudaError_t e = cudaMalloc(&x->flush, x->flush_bytes);
