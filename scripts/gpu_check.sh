@@ -3,7 +3,10 @@
 #   probe     measured ceilings (FFMA, mma.sync, HBM copy, cuBLAS)       -> $OUT/probe.csv
 #   test      tests/gpu/run_gpu_tests.sh over the lessons                -> $OUT/test-gpu.txt
 #   sanitize  compute-sanitizer memcheck (all lessons), racecheck and synccheck (03+), beta 0.5 and 0
-#             on small odd sizes                                          -> $OUT/sanitize.txt
+#             on small odd sizes, and with --pad 7 (aligned leading dimensions, odd extents:
+#             the 16-byte copies' partial chunks); SANITIZE_RUNS="dtype:beta:pad ..." picks
+#             the runs (default fp32/fp16 x beta 0.5/0 unpadded, fp32:0.5:7 fp16:0.5:7 fp16:0:7)
+#                                                                          -> $OUT/sanitize.txt
 #   ncu       Nsight Compute shared-memory bank conflicts of 05 and 06    -> $OUT/ncu.txt
 #   bench     scripts/bench.sh (make bench's sweep)   -> $OUT/bench.csv, $OUT/bench_probe.csv
 # Steps not in the default list (name them in STEPS):
@@ -63,18 +66,24 @@ for s in $STEPS; do
             num=$((10#${l%%_*}))
             tools="memcheck"; [ $num -ge 3 ] && tools="memcheck racecheck synccheck"
             for tool in $tools; do
-                for run in "fp32 0.5" "fp16 0.5" "fp32 0" "fp16 0"; do
-                    set -- $run; dt=$1
+                for run in ${SANITIZE_RUNS:-"fp32:0.5:0" "fp16:0.5:0" "fp32:0:0" "fp16:0:0" "fp32:0.5:7" "fp16:0.5:7" "fp16:0:7"}; do
+                    IFS=: read -r dt beta pad <<< "$run"
                     # beta 0.5 reads C; beta 0 (C prefilled with NaN) takes the kernels' beta = 0
                     # epilogues (lesson 06: staged through smem); 1000x9000x72 has more CTA
                     # tiles than an H200 has SMs (persistent CTAs walk several)
-                    args=(--check-only --layout all --dtype $dt --size 127x129x67,65x33x200,200x136x72,1000x9000x72 --beta $2)
+                    sizes=127x129x67,65x33x200,200x136x72,1000x9000x72
+                    # --pad 7 makes the leading dimensions multiples of 8 (TN 127x129x65: lda
+                    # = ldb = 72, ldc = 136; NT 121x125x67: lda = 128, ldb = 132) at extents that
+                    # are not: the 16-byte copies then meet a partial chunk at the end of every
+                    # row, the last row's at the end of an exactly-sized allocation
+                    [ "$pad" != 0 ] && sizes=127x129x65,121x125x67,1x705x65
+                    args=(--check-only --layout all --dtype $dt --size $sizes --beta $beta --pad $pad)
                     # memcheck every variant; racecheck/synccheck (slow) the default variant
                     [ $tool != memcheck ] && args+=(--variant default)
                     "$BUILD/$l/run" --list | grep -q " $dt" || continue
                     out=$(compute-sanitizer --tool $tool --error-exitcode 99 "$BUILD/$l/run" "${args[@]}" 2>&1); rc=$?
                     printf '\n### %s %s %s (exit %d)\n%s\n' "$tool" "$l" "${args[*]}" $rc "$out" >> "$LOGS/sanitize.log"
-                    dt="$dt beta $2"
+                    dt="$dt beta $beta pad $pad"
                     errs=$(printf '%s' "$out" | grep -m1 -E "ERROR SUMMARY|RACECHECK SUMMARY" || true)
                     # racecheck also watches the cuBLAS reference (seen: a hazard inside
                     # nvjet_sm90_hsh_128x120_64x6_2x1_v_bx_TNT at 600x9000x72); when every
