@@ -93,8 +93,10 @@ static void assert_s1(const gemm_problem *p, const disp_device *d) {
               "128x128 < %d SMs) but gets: %s",
               p->m, p->n, p->k, dt_name(p->dtype), layout_name(p->layout),
               disp_ceil(p->m, 128) * disp_ceil(p->n, 128), d->sms, said(p, d));
-    cr_assert_eq(disp_configs[c.cfg].kind, DISP_TC, "%dx%dx%d: S1 picks %s, not a Tensor Core "
-                 "configuration", p->m, p->n, p->k, disp_configs[c.cfg].name);
+    cr_assert_eq(disp_configs[c.cfg].kind, DISP_TC,
+                 "%dx%dx%d: S1 picks %s, not a Tensor Core "
+                 "configuration",
+                 p->m, p->n, p->k, disp_configs[c.cfg].name);
     cr_assert_eq(c.transposed, 0, "%dx%dx%d: S1 runs C^T (leave *t at 0)", p->m, p->n, p->k);
     assert_accepted(p, d, &c);
 }
@@ -124,9 +126,9 @@ Test(choice, class_table) {
     rule_written();
     const disp_device d = disp_device_default();
     static const int shapes[][3] = {
-        {512, 512, 512},   {1024, 1024, 1024}, {1000, 1000, 1000}, {96, 96, 96},
-        {127, 129, 65},    {768, 768, 768},    {1024, 2048, 512},  {2048, 1024, 1024},
-        {1408, 1408, 1000}, {65, 4000, 257},   {4000, 65, 1},      {300, 300, 8},
+        {512, 512, 512},    {1024, 1024, 1024}, {1000, 1000, 1000}, {96, 96, 96},
+        {127, 129, 65},     {768, 768, 768},    {1024, 2048, 512},  {2048, 1024, 1024},
+        {1408, 1408, 1000}, {65, 4000, 257},    {4000, 65, 1},      {300, 300, 8},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
         for (int dt = GEMM_FP16; dt <= GEMM_BF16; ++dt) {
@@ -140,10 +142,10 @@ Test(choice, borders) {
     rule_written();
     const disp_device d = disp_device_default();
     /* M and N: 64 is T3's / T5's, 65 is S1's */
-    static const int in[][3] = {{65, 1024, 512},   {1024, 65, 512},    {65, 65, 1024},
+    static const int in[][3] = {{65, 1024, 512},    {1024, 65, 512},    {65, 65, 1024},
                                 {1024, 1024, 1024}, {1408, 1408, 1024}, {128, 16768, 1024},
                                 {16768, 128, 1024}};
-    static const int out[][3] = {{64, 1024, 512},   {1024, 64, 512},    {64, 64, 1024},
+    static const int out[][3] = {{64, 1024, 512},    {1024, 64, 512},    {64, 64, 1024},
                                  {1024, 1024, 1025}, {1408, 1536, 1024}, {128, 16769, 1024},
                                  {16769, 128, 1024}, {1536, 1408, 1000}, {65, 65, 1025}};
     for (size_t i = 0; i < sizeof in / sizeof in[0]; ++i)
@@ -173,11 +175,13 @@ Test(choice, borders) {
 Test(choice, sweep_every_problem) {
     rule_written();
     const disp_device d = disp_device_default();
-    static const int ext[] = {1,   16,  17,   63,   64,   65,   100,  127,   128,   129,
+    static const int ext[] = {1,   16,   17,   63,   64,   65,   100,  127,  128,   129,
                               500, 1000, 1024, 1025, 1408, 1409, 2048, 4093, 16768, 16769};
     static const int ks[] = {1, 7, 64, 512, 1000, 1024, 1025, 4096};
-    static const struct { gemm_layout l; int pad, offset; } kinds[] = {
-        {GEMM_TN, 0, 0}, {GEMM_NN, 0, 0}, {GEMM_TT, 3, 1}, {GEMM_TN, 1, 0}};
+    static const struct {
+        gemm_layout l;
+        int pad, offset;
+    } kinds[] = {{GEMM_TN, 0, 0}, {GEMM_NN, 0, 0}, {GEMM_TT, 3, 1}, {GEMM_TN, 1, 0}};
     const int ne = sizeof ext / sizeof ext[0], nk = sizeof ks / sizeof ks[0];
     for (int a = 0; a < ne; ++a)
         for (int b = 0; b < ne; ++b)
@@ -194,21 +198,25 @@ Test(choice, sweep_every_problem) {
 /* the lesson's own rule for shapes outside the class (its README's table of the suite) */
 Test(choice, outside_unchanged) {
     const disp_device d = disp_device_default();
-    static const struct { int m, n, k; gemm_dtype dt; const char *rule; } want[] = {
-        {16, 4096, 4096, GEMM_FP16, "T2"},       {64, 4096, 4096, GEMM_FP16, "T3"},
-        {128, 4096, 4096, GEMM_FP16, "T6"},      {1024, 1024, 16384, GEMM_BF16, "T6"},
-        {2048, 2048, 2048, GEMM_FP16, "T7"},     {4096, 4096, 4096, GEMM_FP16, "T8"},
-        {4096, 4096, 1024, GEMM_BF16, "T8"},     {4096, 16, 4096, GEMM_FP16, "T4"},
-        {4096, 48, 1024, GEMM_FP16, "T5"},       {1024, 1024, 1024, GEMM_FP32, "F3"},
-        {16, 4096, 4096, GEMM_FP32, "F1"},       {4096, 4096, 4096, GEMM_FP32, "F4"},
+    static const struct {
+        int m, n, k;
+        gemm_dtype dt;
+        const char *rule;
+    } want[] = {
+        {16, 4096, 4096, GEMM_FP16, "T2"},   {64, 4096, 4096, GEMM_FP16, "T3"},
+        {128, 4096, 4096, GEMM_FP16, "T6"},  {1024, 1024, 16384, GEMM_BF16, "T6"},
+        {2048, 2048, 2048, GEMM_FP16, "T7"}, {4096, 4096, 4096, GEMM_FP16, "T8"},
+        {4096, 4096, 1024, GEMM_BF16, "T8"}, {4096, 16, 4096, GEMM_FP16, "T4"},
+        {4096, 48, 1024, GEMM_FP16, "T5"},   {1024, 1024, 1024, GEMM_FP32, "F3"},
+        {16, 4096, 4096, GEMM_FP32, "F1"},   {4096, 4096, 4096, GEMM_FP32, "F4"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         const gemm_problem p = tn(want[i].m, want[i].n, want[i].k, want[i].dt);
         disp_choice c;
         cr_assert_eq(disp_choose(&p, &d, &c), 0);
         cr_assert(c.rule >= 0 && !strcmp(disp_rules[c.rule].id, want[i].rule),
-                  "%dx%dx%d %s is outside the class: the lesson picks it by rule %s, now: %s",
-                  p.m, p.n, p.k, dt_name(p.dtype), want[i].rule, said(&p, &d));
+                  "%dx%dx%d %s is outside the class: the lesson picks it by rule %s, now: %s", p.m,
+                  p.n, p.k, dt_name(p.dtype), want[i].rule, said(&p, &d));
     }
     /* 4093^3: R1's copies, then the persistent kernel, as before */
     const gemm_problem o = tn(4093, 4093, 4093, GEMM_FP16);
@@ -235,8 +243,8 @@ Test(row, strings) {
     const disp_rule *s = &disp_rules[0];
     cr_assert(!todo(s->when) && strlen(s->when) >= 20,
               "S1's when is not written yet (TODO 2): \"%s\"", s->when ? s->when : "");
-    cr_assert(!todo(s->why) && strlen(s->why) >= 20,
-              "S1's why is not written yet (TODO 2): \"%s\"", s->why ? s->why : "");
+    cr_assert(!todo(s->why) && strlen(s->why) >= 20, "S1's why is not written yet (TODO 2): \"%s\"",
+              s->why ? s->why : "");
     cr_assert(!todo(s->measured) && strlen(s->measured) >= 10,
               "S1's measured is not written yet (TODO 2): \"%s\"", s->measured ? s->measured : "");
     /* the when names what the class is made of */

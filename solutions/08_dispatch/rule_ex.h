@@ -17,7 +17,7 @@
  * code. Host-only C11 (gcc and nvcc).
  *
  * Check, run, grade:  make grade08                         (without a GPU: the CPU part)
- *                     make exercise08 && ./run --explain --variant exercise --size 1024x1024x1024
+ *                     make exercise08 && ./run --explain --size 1024x1024x1024
  */
 #ifndef EX08_RULE_EX_H
 #define EX08_RULE_EX_H
@@ -38,9 +38,9 @@ static inline int ex08_s1_applies(const disp_in *in, const char **cfg, int *t) {
     return 1;
 }
 
-#define DISP_EXERCISE_RULES                                                                       \
-    {"S1", "fp16/bf16, M > 64, N > 64, K <= 1024, fewer 128x128 tiles than SMs",                  \
-     "128x128 tiles fill the SMs only split (T6: fp32 partial sums) or not at all (T7); 64x128 "   \
+#define DISP_EXERCISE_RULES                                                                      \
+    {"S1", "fp16/bf16, M > 64, N > 64, K <= 1024, fewer 128x128 tiles than SMs",                 \
+     "128x128 tiles fill the SMs only split (T6: fp32 partial sums) or not at all (T7); 64x128 " \
      "tiles give twice the CTAs for the same split, so a smaller split (or none) fills the GPU", \
      "pending (the timing run of exercise/README.md: 64x128x64_s3_splitk against default)",      \
      ex08_s1_applies},

@@ -10,7 +10,7 @@
  * gemm.cu includes are included first, outside the namespace (their include guards keep them
  * out of it). This copy has a workspace of its own (DISP_WS_BYTES of device memory).
  *
- * Build, run:  make exercise08 && ./run --explain --variant exercise --size 1024x1024x1024
+ * Build, run:  make exercise08 && ./run --explain --size 1024x1024x1024
  *              ./run --variant default,exercise --check-only --dtype fp16 --size 1024x1024x1024
  * Grade:       make grade08
  */
@@ -35,6 +35,10 @@ namespace ex08_lesson {
 extern "C" void gemm_exercise_setup(void) { harness_set_explain(ex08_lesson::explain); }
 
 extern "C" const gemm_variant gemm_exercise_variant = {
-    "exercise", "the lesson's dispatcher with rule S1 (exercise/rule_ex.h) tried first",
-    DISP_HALVES | DISP_FP32, GEMM_LAYOUT_ALL, 1, ex08_lesson::check_default,
+    "exercise",
+    "the lesson's dispatcher with rule S1 (exercise/rule_ex.h) tried first",
+    DISP_HALVES | DISP_FP32,
+    GEMM_LAYOUT_ALL,
+    1,
+    ex08_lesson::check_default,
     ex08_lesson::launch_default};

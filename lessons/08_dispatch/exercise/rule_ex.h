@@ -15,7 +15,7 @@
  * code. Host-only C11 (gcc and nvcc).
  *
  * Check, run, grade:  make grade08                         (without a GPU: the CPU part)
- *                     make exercise08 && ./run --explain --variant exercise --size 1024x1024x1024
+ *                     make exercise08 && ./run --explain --size 1024x1024x1024
  */
 #ifndef EX08_RULE_EX_H
 #define EX08_RULE_EX_H
