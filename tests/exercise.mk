@@ -36,6 +36,10 @@ EX_LESSONS := $(sort $(patsubst lessons/%/exercise/rubric.txt,%,$(wildcard lesso
 EX_NN = $(firstword $(subst _, ,$(1)))
 # the files the learner edits (rubric's "files:" line)
 EX_FILES = $(strip $(shell sed -n 's/^files://p' lessons/$(1)/exercise/rubric.txt))
+# the kernel.cu a source is graded with ($(1) lesson, $(2) source folder): the source's own when
+# the learner edits it (it is among the rubric's files), else the skeleton's (lesson 08: the
+# learner's rule is a header that the given kernel.cu compiles in)
+EX_KERNEL = $(if $(filter kernel.cu,$(call EX_FILES,$(1))),$(2)/kernel.cu,lessons/$(1)/exercise/kernel.cu)
 GRADE_PROBE := $(BUILD)/grade/gpu_probe
 GRADE_WRAP  := $(BUILD)/grade/grade_wrap.o
 SUB ?=
@@ -60,10 +64,10 @@ $(BUILD)/grade/$(1)/$(2)/cpu: tests/test_exercise_$(call EX_NN,$(1)).c $(4) $(wi
 	@$(CC) $(CFLAGS_C) -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) $$< $(addprefix $(3)/,$(filter %.c,$(call EX_FILES,$(1)))) $(BUILD)/common/layout_print.o -o $$@ $$(CRITERION_LIBS) -lm 2> $$@.build.log || { cat $$@.build.log; exit 1; }
 	@cat $$@.build.log
 
-$(BUILD)/grade/$(1)/$(2)/kernel.o: $(4) $(wildcard lessons/$(1)/exercise/*.h lessons/$(1)/*.h lessons/$(1)/*.cuh) $(wildcard common/*.h) tests/grade/exercise.h
+$(BUILD)/grade/$(1)/$(2)/kernel.o: $(4) $(if $(filter kernel.cu,$(call EX_FILES,$(1))),,lessons/$(1)/exercise/kernel.cu) $(wildcard lessons/$(1)/exercise/*.h lessons/$(1)/*.h lessons/$(1)/*.cuh lessons/$(1)/gemm.cu) $(wildcard common/*.h) tests/grade/exercise.h
 	@mkdir -p $$(@D) && rm -f $$@ $$(@D)/run
-	@echo "compiling $(3)/kernel.cu for $(foreach a,$(ARCH),sm_$(a)) ..."
-	@$(NVCC) $(NVCCFLAGS) -Xptxas -v -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) -Itests/grade -c $(3)/kernel.cu -o $$@ 2> $$@.build.log || { bash tests/grade/ptxas_summary.sh $$@.build.log; exit 1; }
+	@echo "compiling $(call EX_KERNEL,$(1),$(3)) for $(foreach a,$(ARCH),sm_$(a)) ..."
+	@$(NVCC) $(NVCCFLAGS) -Xptxas -v -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) -Itests/grade -c $(call EX_KERNEL,$(1),$(3)) -o $$@ 2> $$@.build.log || { bash tests/grade/ptxas_summary.sh $$@.build.log; exit 1; }
 	@bash tests/grade/ptxas_summary.sh $$@.build.log
 
 $(BUILD)/grade/$(1)/$(2)/run: $(BUILD)/$(1)/gemm.o $(BUILD)/grade/$(1)/$(2)/kernel.o $(GRADE_WRAP) $(HARNESS_OBJS)

@@ -26,6 +26,11 @@ extern "C" {
 /* The learner's kernel as a harness variant (defined in the exercise's kernel.cu). */
 extern const gemm_variant gemm_exercise_variant;
 
+/* Optional: what the exercise sets up before the harness runs, called by the grader's
+ * harness_main when kernel.cu defines it (lesson 08: --explain prints the choice of the
+ * exercise's dispatcher, harness_set_explain). */
+void gemm_exercise_setup(void);
+
 #ifdef __cplusplus
 }
 #endif

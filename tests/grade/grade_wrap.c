@@ -24,6 +24,8 @@
 #include "harness.h"
 
 int __real_harness_main(int argc, char **argv, const gemm_lesson *lesson);
+/* weak: NULL unless the exercise's kernel.cu defines it (exercise.h) */
+void gemm_exercise_setup(void) __attribute__((weak));
 int __wrap_harness_main(int argc, char **argv, const gemm_lesson *lesson);
 
 int __wrap_harness_main(int argc, char **argv, const gemm_lesson *lesson) {
@@ -42,6 +44,7 @@ int __wrap_harness_main(int argc, char **argv, const gemm_lesson *lesson) {
     for (int i = 1; i < lesson->nvariants && n < HARNESS_MAX_VARIANTS; ++i)
         variants[n++] = lesson->variants[i];
     snprintf(title, sizeof title, "%s, with the exercise", lesson->title);
+    if (gemm_exercise_setup) gemm_exercise_setup();
     gemm_lesson graded = {lesson->id, title, n, variants, lesson->default_layouts};
     return __real_harness_main(argc, argv, &graded);
 }
