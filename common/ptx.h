@@ -78,6 +78,43 @@ static __device__ __forceinline__ void ptx_cp_async_ca4(uint32_t dst, const void
                  : "memory");
 }
 
+/* st.shared.b32 [dst], w: one 4-byte store to shared memory (STS); dst 4-byte aligned. */
+static __device__ __forceinline__ void ptx_st_shared_b32(uint32_t dst, uint32_t w) {
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(dst), "r"(w) : "memory");
+}
+
+/* The 16-byte chunk copy of a predicated tile: 16 bytes to shared dst, of which the first
+ * src_bytes (0..16, even) come from global src and the rest are zeros.
+ *   src_bytes == 16 or 0: ptx_cp_async_cg16 (asynchronous; for 0 pass any valid aligned
+ *                         address as src, e.g. the matrix base);
+ *   0 < src_bytes < 16:   the chunk that holds the end of a row (the K tail, or the N tail of
+ *                         C) goes through registers: src_bytes / 2 two-byte loads, the rest
+ *                         zero, four 4-byte stores (a word at a time keeps the path to two
+ *                         live registers in kernels that hold 200+ accumulators). Exactly
+ *                         src_bytes bytes are read.
+ * Why not cp.async's src-size form for the partial chunk: the PTX ISA (cp.async) defines
+ * src-size as the bytes copied, but compute-sanitizer's memcheck checks the instruction's whole
+ * 16-byte source window, and in the last row of an exactly-sized matrix that window reaches
+ * past the allocation. The partial chunk exists only in a row's last K tile, so the register
+ * path costs nothing in the main loop.
+ * The store is synchronous, the cp.async not: both are complete for the block after this
+ * thread's cp.async.wait_group + __syncthreads(), so the caller's pipeline is unchanged.
+ * dst and src 16-byte aligned (as for cp.async). */
+static __device__ __forceinline__ void ptx_copy16_zfill(uint32_t dst, const void *src,
+                                                        int src_bytes) {
+    if (src_bytes <= 0 || src_bytes >= 16) {
+        ptx_cp_async_cg16(dst, src, src_bytes);
+        return;
+    }
+    const uint16_t *s = (const uint16_t *)src;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) { /* halves 2i and 2i+1: byte offsets 4i and 4i+2 */
+        const uint32_t lo = 4 * i < src_bytes ? s[2 * i] : 0u;
+        const uint32_t hi = 4 * i + 2 < src_bytes ? s[2 * i + 1] : 0u;
+        ptx_st_shared_b32(dst + 4 * i, lo | hi << 16);
+    }
+}
+
 /* cp.async.commit_group: closes the group of all cp.async this thread issued since the last
  * commit. Committing with no cp.async issued makes an empty group (which completes at once);
  * pipelines rely on that to keep the group count uniform at the end of the K loop. */

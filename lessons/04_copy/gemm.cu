@@ -45,7 +45,9 @@
 #define P4_CAT(a, b) P4_CAT_(a, b)
 
 /* ---- cp.async (common/ptx.h: LDGSTS on sm_80+) ----------------------------------------
- * ptx_cp_async_cg16(smem_u32, src, bytes): 16 bytes, src_bytes (0..16) read, the rest zero-filled;
+ * ptx_copy16_zfill(smem_u32, src, bytes): 16 bytes, src_bytes (0..16) read, the rest zero-filled:
+ * cp.async.cg for a whole or an empty chunk, registers for a partial one (a row's last chunk,
+ * whose 16-byte window in the matrix's last row would pass the allocation's end);
  * .cg caches in L2 only (the data is reused from smem, not from L1). ptx_cp_async_ca4: the
  * same for one float (.ca is the only cache mode of 4-byte copies). With src_bytes == 0
  * nothing is read, but we still pass an address inside the tensor. The copies are
@@ -117,7 +119,7 @@ p4_copy_tile(const p4_view *w, const int mode, const int async, const int blk_x,
             /* 4 floats along x: how many exist (0..4) -> src-size; the rest is zero */
             const int n = (k < k_rem) ? max(0, min(4, x_rem - x)) : 0;
             if (async) {
-                ptx_cp_async_cg16(ptx_smem_u32(dst), n > 0 ? src : gX, 4 * n);
+                ptx_copy16_zfill(ptx_smem_u32(dst), n > 0 ? src : gX, 4 * n);
             } else if (n == 4) {
                 *(float4 *)dst = *(const float4 *)src; /* LDG.128 + STS.128 */
             } else {
@@ -192,7 +194,7 @@ static __device__ __forceinline__ void p4_copy_issue(const p4_copy_plan *pl, con
         const int bytes = 4 * (int)((pl->words >> (4 * v)) & 0xFu);
         if (mode == P4_COPY_X16) {
             if (async) {
-                ptx_cp_async_cg16(ptx_smem_u32(dst), src, bytes);
+                ptx_copy16_zfill(ptx_smem_u32(dst), src, bytes);
             } else if (bytes == 16) {
                 *(float4 *)dst = *(const float4 *)src;
             } else {

@@ -31,7 +31,7 @@ static __device__ __forceinline__ void first_load_tile(uint16_t *s, const uint16
         if (row >= rows_left) valid = 0;
         const uint16_t *src = valid ? g + (long long)row * ld + col : safe;
         const int so = (int)lay_swizzled_crd2idx2(plan_smem_pad(ROWS, BK, PAD), row, col);
-        ptx_cp_async_cg16(ptx_smem_u32(s + so), src, valid * 2);
+        ptx_copy16_zfill(ptx_smem_u32(s + so), src, valid * 2);
     }
 }
 

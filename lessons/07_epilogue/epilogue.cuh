@@ -145,7 +145,7 @@ static __device__ __forceinline__ void stage_load_c(const warp_block *b, const k
         int nb = r < b->mrem ? ES * (b->nrem - c) : 0;
         nb = nb < 0 ? 0 : (nb > 16 ? 16 : nb);
         const char *src = nb ? b->g + ES * lay_crd2idx2(mC, r, c) : (const char *)p->C;
-        ptx_cp_async_cg16(ptx_smem_u32(b->s + ES * lay_crd2idx2(sCL, r, c)), src, nb);
+        ptx_copy16_zfill(ptx_smem_u32(b->s + ES * lay_crd2idx2(sCL, r, c)), src, nb);
     }
     ptx_cp_async_wait_all();
     __syncwarp(); /* every lane's copies have landed before any lane reads a pair */

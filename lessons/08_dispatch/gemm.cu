@@ -139,6 +139,10 @@ static __device__ __forceinline__ tile_consts tile_plan(void) {
     return c;
 }
 
+/* The predicated copies lo..hi-1 of K tile kt into stage st (edge tiles, and the last K
+ * tile): kb bytes of each chunk lie inside K (the same for all: one chunk column), rows
+ * outside A/B get 0 bytes from `safe`; a chunk that ends its row partly (0 < kb < 16, K % 8
+ * != 0) goes through ptx_copy16_zfill's register path. */
 template <int BM, int BN, int BK, int NT>
 static __device__ __forceinline__ void copy_range(const copy_state *cs, const tile_consts *tc,
                                                   int lo, int hi, int st, int kt, int K,
@@ -160,12 +164,12 @@ static __device__ __forceinline__ void copy_range(const copy_state *cs, const ti
         if (c < lo || c >= hi) continue; /* compile-time after unrolling */
         if (c < NA) {
             const int n = c * RSTEP < cs->a_rows ? kb : 0;
-            ptx_cp_async_cg16(da + c * STEP_B, n ? pa : safe, n);
+            ptx_copy16_zfill(da + c * STEP_B, n ? pa : safe, n);
             pa += cs->a_step;
         } else {
             const int i = c - NA;
             const int n = i * RSTEP < cs->b_rows ? kb : 0;
-            ptx_cp_async_cg16(db + i * STEP_B, n ? pb : safe, n);
+            ptx_copy16_zfill(db + i * STEP_B, n ? pb : safe, n);
             pb += cs->b_step;
         }
     }

@@ -63,8 +63,9 @@ EX04_DEV void ex04_copy_prep(ex04_plan *pl, const int vec, const int kmajor, int
 }
 
 /* TODO 2b. Issue this thread's copies of one k_tile of one operand into the smem stage sX, with
- * cp.async (common/ptx.h: ptx_cp_async_cg16 for 16 bytes, ptx_cp_async_ca4 for 4, both in
- * the "src-size" form; ptx_smem_u32 makes the shared address), from the plan.
+ * cp.async (common/ptx.h: ptx_copy16_zfill for 16 bytes, which takes a partial chunk through
+ * registers, ptx_cp_async_ca4 for 4, both in the "src-size" form; ptx_smem_u32 makes the shared
+ * address), from the plan.
  *   check_k  0 promises that every k of this tile exists (any k_tile but the last), so the
  *            test on k folds away; 1 for the last k_tile, where k_rem may be below BLK_K
  *   gX       element (0,0) of this k_tile of the CTA's tile (always inside the operand)

@@ -62,7 +62,7 @@ EX05_DEV void ex05_copy_tile(uint16_t *s, const uint16_t *g, long long ld, int r
         valid = valid < 0 ? 0 : (valid > 8 ? 8 : valid);
         if (row >= rows_left) valid = 0;
         const uint16_t *src = valid ? g + (long long)row * ld + col : safe;
-        ptx_cp_async_cg16(ptx_smem_u32(s + lay_swizzled_crd2idx2(S, row, col)), src, valid * 2);
+        ptx_copy16_zfill(ptx_smem_u32(s + lay_swizzled_crd2idx2(S, row, col)), src, valid * 2);
     }
 }
 

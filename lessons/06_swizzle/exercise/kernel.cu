@@ -113,13 +113,13 @@ EX06_GIVEN void ex06_copy_ktile(const ex06_copy_plan *cs, int stage, int kt, con
 #pragma unroll
     for (int r = 0; r < EX06_NA; ++r) {
         const int n = r * rstep < cs->a_rows ? kb : 0;
-        ptx_cp_async_cg16(2 * ex06_copy_offset(S, 0, r) + da, n ? pa : p->A, n);
+        ptx_copy16_zfill(2 * ex06_copy_offset(S, 0, r) + da, n ? pa : p->A, n);
         pa += cs->a_step;
     }
 #pragma unroll
     for (int r = 0; r < EX06_NB; ++r) {
         const int n = r * rstep < cs->b_rows ? kb : 0;
-        ptx_cp_async_cg16(2 * ex06_copy_offset(S, 0, r) + db, n ? pb : p->B, n);
+        ptx_copy16_zfill(2 * ex06_copy_offset(S, 0, r) + db, n ? pb : p->B, n);
         pb += cs->b_step;
     }
 }
