@@ -115,7 +115,8 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "  --csv FILE         append one row per result to FILE\n"
             "The epilogue: D = act(alpha*A*B^T + beta*C + bias), rounded once to the output\n"
             "dtype; checked against cuBLASLt's fused epilogue (or cuBLAS + a reference kernel)\n"
-            "and timed against both, fused and unfused. %s:\n"
+            "and timed against both, fused and unfused.\n"
+            "%s:\n"
             "  --out D            output (and C) dtype: fp32 | fp16 | bf16 | all, or a comma list\n"
             "                     (default: fp32 for fp32 inputs, else the input dtype)\n"
             "  --epilogue E       none | bias | relu | bias_relu | gelu | bias_gelu | all, or a\n"
@@ -135,9 +136,10 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
             "3 no usable CUDA device or a CUDA error.\n",
             prog, lays,
-            has_epi ? "Variants whose --list line says out: or epilogue: take"
-                    : "This lesson's variants have none (lesson 07's have), so here only\n"
-                      "--epilogue none and the default --out run");
+            has_epi
+                ? "The variants whose --list line says out: or epilogue: take these options"
+                : "This lesson's variants have none (lesson 07's do): here only --epilogue none\n"
+                  "and the default --out run");
 }
 
 static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
