@@ -104,7 +104,8 @@ if [ -n "$l1" ]; then
     # 7. bad requests: one line (make's "*** ..."), status 2, nothing run
     refused() { # expected text, make arguments...
         local want=$1 out rc; shift
-        out=$(make -n --no-print-directory BUILD="$BUILD" "$@" 2>&1); rc=$?
+        # on its own, not as a sub-make of make test (whose jobserver note would be a line more)
+        out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n --no-print-directory BUILD="$BUILD" "$@" 2>&1); rc=$?
         if [ $rc != 2 ] || [ "$(printf '%s\n' "$out" | wc -l)" != 1 ] || ! printf '%s' "$out" | grep -q -- "$want"; then
             fail=1; echo "FAIL exercises: make $* (exit $rc, want 2 and one line with '$want'):"
             printf '%s\n' "$out" | head -3 | sed 's/^/    /'

@@ -60,7 +60,8 @@ frag04() { # arch sassfile
     drop=$(python3 "$here/tests/sass_loops.py" frag-line-to-drop "$exe.txt" "$f")
     if [ -z "$drop" ] || [ "$drop" = 0 ]; then
         fail=$((fail+1)); echo "FAIL 04_copy sm_$arch: every offset has spare loads: a single lost load would not show"
-    elif python3 "$here/tests/sass_loops.py" frags "$exe.txt" <(sed "${drop}d" "$f") | grep -q -E '^FAIL .*(few|missing)='; then
+    elif out=$(python3 "$here/tests/sass_loops.py" frags "$exe.txt" <(sed "${drop}d" "$f"));
+         printf '%s\n' "$out" | grep -q -E '^FAIL .*(few|missing)='; then
         pass=$((pass+1))
         echo "sass: 04_copy sm_$arch: the check fails with fragment load at line $drop deleted"
     else
