@@ -73,7 +73,20 @@ static int bench_sweep(harness_opts *o) {
     return n;
 }
 
-void harness_usage(FILE *f, const char *prog) {
+void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
+    /* the lesson's real defaults: its operand order(s), and whether any variant has epilogues
+     * (without a lesson: the generic text) */
+    char lays[32] = "TN";
+    int has_epi = !L;
+    if (L && L->default_layouts) {
+        size_t used = 0;
+        for (int i = 0; i < GEMM_NLAYOUTS; ++i)
+            if (L->default_layouts & GEMM_LAYOUT_BIT(i))
+                used += (size_t)snprintf(lays + used, sizeof lays - used, "%s%s", used ? "," : "",
+                                         layout_names[i]);
+    }
+    for (int i = 0; L && i < L->nvariants; ++i)
+        if (L->variants[i].dtypes & (GEMM_EPI_ALL | GEMM_OUT_ALL)) has_epi = 1;
     fprintf(f,
             "usage: %s [options]\n"
             "Checks every kernel variant of this lesson against cuBLAS and times both.\n"
@@ -85,8 +98,9 @@ void harness_usage(FILE *f, const char *prog) {
             "  --variant NAMES    variants, comma-separated (see --list; 'default' is the first),\n"
             "                     or 'all' (default: all; fp16-accumulating variants only when\n"
             "                     named)\n"
-            "  --layout L         TN | NT | NN | TT | all, or a comma list\n"
-            "                     (default: the lesson's, TN unless its README says otherwise)\n"
+            "  --layout L         TN | NT | NN | TT | all, or a comma list (default here: %s)\n"
+            "                     TN: A (M,K) and B (N,K) K-major, as x and W in F.linear(x, W);\n"
+            "                     TT: A[M][K] and B[K][N] row-major (common/harness.h: all four)\n"
             "  --dtype D          fp32 | fp16 | bf16 | all, or a comma list\n"
             "                     (default: each variant's first supported type)\n"
             "  --alpha A --beta B scalars, applied in fp32 (default 1 and 0)\n"
@@ -99,9 +113,10 @@ void harness_usage(FILE *f, const char *prog) {
             "  --poison P         nan | inf  value C holds before a beta=0 run (default nan)\n"
             "  --seed S           random seed (default 1)\n"
             "  --csv FILE         append one row per result to FILE\n"
-            "The epilogue (lessons that declare it, see --list): D = act(alpha*A*B^T + beta*C +\n"
-            "bias), rounded once to the output dtype; checked against cuBLASLt's fused epilogue\n"
-            "(or cuBLAS + a reference kernel) and timed against both, fused and unfused:\n"
+            "The epilogue: D = act(alpha*A*B^T + beta*C + bias), rounded once to the output\n"
+            "dtype; checked against cuBLASLt's fused epilogue (or cuBLAS + a reference kernel)\n"
+            "and timed against both, fused and unfused.\n"
+            "%s:\n"
             "  --out D            output (and C) dtype: fp32 | fp16 | bf16 | all, or a comma list\n"
             "                     (default: fp32 for fp32 inputs, else the input dtype)\n"
             "  --epilogue E       none | bias | relu | bias_relu | gelu | bias_gelu | all, or a\n"
@@ -112,13 +127,19 @@ void harness_usage(FILE *f, const char *prog) {
             "  --bias-dtype D     fp32 | fp16 | bf16 (default: the output dtype)\n"
             "  --exact            every element must equal the references exactly (integer data:\n"
             "                     --init ones or int; the bias is then bias[i] = i)\n"
-            "  --list             list the variants and exit\n"
+            "  --list             list the variants (the first is the default) and exit: name,\n"
+            "                     input dtypes, operand orders, align N (lda, ldb, ldc and the\n"
+            "                     A/B/C pointers must be multiples of N elements), summary\n"
             "  --explain          say which kernel the default variant picks for each case, and\n"
             "                     why (lessons with a dispatcher); needs no GPU\n"
             "  --help             this text\n"
             "Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
             "3 no usable CUDA device or a CUDA error.\n",
-            prog);
+            prog, lays,
+            has_epi
+                ? "The variants whose --list line says out: or epilogue: take these options"
+                : "This lesson's variants have none (lesson 07's do): here only --epilogue none\n"
+                  "and the default --out run");
 }
 
 static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
@@ -1733,7 +1754,7 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         return HARNESS_EXIT_USAGE;
     }
     if (o.help) {
-        harness_usage(stdout, prog);
+        harness_usage(stdout, prog, lesson);
         return HARNESS_EXIT_OK;
     }
     if (o.list) {

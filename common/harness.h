@@ -226,8 +226,9 @@ int harness_default_sweep(harness_opts *o);
  * Example: char e[256]; harness_opts o; if (harness_parse(argc, argv, &o, e, sizeof e)) ... */
 int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errlen);
 
-/* Prints the usage text for program `prog` to f. */
-void harness_usage(FILE *f, const char *prog);
+/* Prints the usage text for program `prog` to f, with lesson L's defaults (its operand order,
+ * whether it has epilogues); L may be NULL (then TN and no lesson-specific line). */
+void harness_usage(FILE *f, const char *prog, const gemm_lesson *L);
 
 /* Parses "fp32" / "fp16" / "bf16" (returns the dtype or -1) and "TN"/"NT"/"NN"/"TT". */
 int harness_dtype_parse(const char *s);

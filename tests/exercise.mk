@@ -9,9 +9,12 @@
 #
 #   make gradeNN              grade the learner's files in lessons/NN_name/exercise/
 #   make gradeNN SUB=dir      grade a submission: the `files:` of the rubric, taken from dir
-#   make exerciseNN           build the lesson's binary with the learner's kernel as variant
-#                             "exercise" and point ./run at it (./run --variant exercise ...);
-#                             prints ptxas's registers / stack frame / spills of the kernel
+#   make exerciseNN [SUB=dir] build the lesson's binary with the learner's kernel (from dir
+#                             with SUB) as variant "exercise" and point ./run at it
+#                             (./run --variant exercise ...); prints ptxas's registers /
+#                             stack frame / spills of the kernel
+# SUB given empty, SUB not a folder or lacking a file of the rubric, and exerciseNN for an
+# assignment without kernel.cu: one line, make's status 2, nothing built.
 # `make gradeNN` exits with make's status 2 whenever the grader's status (tests/grade/grade.sh)
 # is not 0; the grader's own status is the N of make's "Error N", the last line it prints, and
 # "status" in report.json.
@@ -46,6 +49,29 @@ SUB ?=
 # the submission's tag: sub_<name of its folder> (a folder already named sub_x keeps its name)
 SUB_NAME = $(subst .,_,$(notdir $(patsubst %/,%,$(SUB))))
 SUB_TAG := $(if $(SUB),sub_$(patsubst sub_%,%,$(SUB_NAME)))
+
+# Bad requests, refused before anything is built, in one line each (make's $(error): status 2):
+# SUB given but empty, SUB not a folder, a SUB that lacks a file of the rubric, and exerciseNN
+# for an assignment without a kernel (lesson 02's is graded on the CPU alone).
+EX_LESSON_OF = $(firstword $(foreach l,$(EX_LESSONS),$(if $(filter $(1),$(call EX_NN,$(l))),$(l))))
+EX_GOAL_NNS := $(sort $(patsubst grade%,%,$(filter $(addprefix grade,$(foreach l,$(EX_LESSONS),$(call EX_NN,$(l)))),$(MAKECMDGOALS))) \
+                      $(patsubst exercise%,%,$(filter $(addprefix exercise,$(foreach l,$(EX_LESSONS),$(call EX_NN,$(l)))),$(MAKECMDGOALS))))
+EX_SUB_DIR = $(patsubst %/,%,$(SUB))
+# $(1) the goal (grade01), $(2) the lesson
+EX_SUB_MISSING = $(strip $(foreach f,$(call EX_FILES,$(2)),$(if $(wildcard $(EX_SUB_DIR)/$(f)),,$(f))))
+define EX_CHECK_GOAL
+$(if $(and $(filter exercise$(call EX_NN,$(2)),$(MAKECMDGOALS)),$(if $(wildcard lessons/$(2)/exercise/kernel.cu),,y)),\
+  $(error exercise$(call EX_NN,$(2)): lesson $(call EX_NN,$(2))'s assignment has no kernel to build (it is graded on the CPU alone): make grade$(call EX_NN,$(2))))
+$(if $(and $(filter command line,$(origin SUB)),$(if $(SUB),,y)),\
+  $(error $(1): SUB is empty: name a submission's folder (make $(1) SUB=dir), or leave SUB out for lessons/$(2)/exercise))
+$(if $(SUB),$(if $(shell test -d '$(EX_SUB_DIR)' && echo y),,\
+  $(error $(1): SUB=$(SUB) is not a folder)))
+$(if $(SUB),$(if $(call EX_SUB_MISSING,$(1),$(2)),\
+  $(if $(filter-out $(call EX_SUB_MISSING,$(1),$(2)),$(call EX_FILES,$(2))),\
+    $(error $(1): $(SUB) lacks $(call EX_SUB_MISSING,$(1),$(2)) (lesson $(call EX_NN,$(2))'s rubric takes $(call EX_FILES,$(2)))),\
+    $(error $(1): $(SUB) holds none of the files lesson $(call EX_NN,$(2))'s rubric takes ($(call EX_FILES,$(2)))))))
+endef
+$(foreach nn,$(EX_GOAL_NNS),$(eval $(call EX_CHECK_GOAL,$(firstword $(filter grade$(nn) exercise$(nn),$(MAKECMDGOALS))),$(call EX_LESSON_OF,$(nn)))))
 
 $(GRADE_WRAP): tests/grade/grade_wrap.c tests/grade/exercise.h common/harness.h
 	@mkdir -p $(@D)
@@ -100,9 +126,9 @@ $(BUILD)/grade/$(1)/wrong/src/.stamp: $(addprefix solutions/$(1)/,$(call EX_FILE
 .PHONY: grade$(call EX_NN,$(1)) exercise$(call EX_NN,$(1))
 grade$(call EX_NN,$(1)): grade-$(1)-$(if $(SUB),$(SUB_TAG),exercise)
 
-exercise$(call EX_NN,$(1)): $(BUILD)/grade/$(1)/exercise/run
-	@ln -sfn $(BUILD)/grade/$(1)/exercise/run run
-	@echo "built $(BUILD)/grade/$(1)/exercise/run and pointed ./run at it. Next (on a GPU): ./run --variant exercise --check-only --layout all"
+exercise$(call EX_NN,$(1)): $(BUILD)/grade/$(1)/$(if $(SUB),$(SUB_TAG),exercise)/run
+	@ln -sfn $(BUILD)/grade/$(1)/$(if $(SUB),$(SUB_TAG),exercise)/run run
+	@echo "built $(BUILD)/grade/$(1)/$(if $(SUB),$(SUB_TAG),exercise)/run and pointed ./run at it. Next (on a GPU): ./run --variant exercise --check-only --layout all"
 endef
 $(foreach l,$(EX_LESSONS),$(eval $(call EXERCISE_RULES,$(l))))
 

@@ -21,6 +21,14 @@ Two ways to pick a kernel's main loop:
              counts have every K=V (e.g. ldg128=4,sts32=16,sts128=0: lesson 04's TN body);
              SEL = all: every loop with FFMA, their n summed.
 
+The same tool checks lesson 04's fragment loads against its layouts (frags): for every kernel
+OFFSETS lists (the output of tests/frag_offsets_04.c, one line per kernel: SYMBOL BODIES
+OFFSET... / ALSO...), the byte offsets of its LDS.128 (the immediate of the address, 0 when
+there is none; registers dropped): every OFFSET in at least BODIES loads (one per copy-mode
+body; fewer = a fragment load the compiler merged with another or left out), and no offset
+outside OFFSET and ALSO (a load from the wrong place). A lesson 04 kernel (gemm04_) that
+OFFSETS does not list fails too.
+
 Usage:
   sass_loops.py SASS_FILE                       every loop of every kernel, one line each
   sass_loops.py SASS_FILE FUNC HMMA_PER_KTILE   the main:H loop of the kernel named FUNC:
@@ -28,10 +36,17 @@ Usage:
   sass_loops.py check BUDGET LESSON BUILD       every line of the budget file for LESSON, on
                                                 BUILD/LESSON/sass_smARCH.txt: one line per
                                                 check, "ok ..." or "FAIL ..."
+  sass_loops.py frags OFFSETS SASS_FILE         lesson 04's fragment loads: one line per
+                                                kernel, "ok SYMBOL ..." or "FAIL SYMBOL ...",
+                                                and "FAIL unlisted NAME"
+  sass_loops.py frag-line-to-drop OFFSETS SASS_FILE   the line of a fragment load whose loss
+                                                frags must report (0: none), for the
+                                                negative check of tests/test_sass.sh
 Budget file lines: LESSON ARCH KERNEL LOOP LIMITS [WHAT]; KERNEL is a part of the mangled name
 that names one kernel, LOOP main:H or ffma:SEL, LIMITS a comma list of NAME<=VALUE over n,
 max_hmma_run, max_ldsm_run; a main: check also fails when the kernel uses local memory.
-Exit status 1 when FUNC is missing or has no loop with HMMA, or (check) when a check fails.
+Exit status 1 when FUNC is missing or has no loop with HMMA, or (check, frags) when a check
+fails; 2 for bad usage.
 """
 import re
 import sys
@@ -185,9 +200,106 @@ def check(budget, lesson, build):
     return 1 if fails else 0
 
 
+LDS128_IMM = re.compile(r"-?0x[0-9a-f]+")
+
+
+def read_offsets(path):
+    """OFFSETS (tests/frag_offsets_04.c): [symbol], {symbol: bodies}, {symbol: {offset}} wanted,
+    {symbol: {offset}} also allowed."""
+    syms, bodies, want, also = [], {}, {}, {}
+    for line in open(path):
+        f = line.split()
+        if len(f) < 2:
+            continue
+        sym, rest = f[0], f[2:]
+        cut = rest.index("/") if "/" in rest else len(rest)
+        syms.append(sym)
+        bodies[sym] = int(f[1])
+        want[sym] = {int(x) for x in rest[:cut]}
+        also[sym] = {int(x) for x in rest[cut + 1:]}
+    return syms, bodies, want, also
+
+
+def frag_loads(syms, text):
+    """The LDS.128 of the kernels OFFSETS lists: {symbol: {byte offset: [line numbers]}} (the
+    immediate of the address, 0 when there is none), the symbols met, and the lesson 04 kernels
+    (gemm04_) that no symbol names."""
+    loads, seen, unlisted, sym = {s: {} for s in syms}, set(), [], None
+    for no, line in enumerate(text.splitlines(), 1):
+        if "Function :" in line:
+            name = line.split("Function :", 1)[1].strip()
+            hit = [s for s in syms if name.startswith(s)]
+            sym = hit[-1] if hit else None
+            if sym:
+                seen.add(sym)
+            elif "gemm04_" in name:
+                unlisted.append(name)
+            continue
+        m = INSN.match(line)
+        if not m or sym is None:
+            continue
+        op = PRED.sub("", m.group(2))
+        if not op.startswith("LDS.128 "):
+            continue
+        addr = op.split("[", 1)[1].split("]", 1)[0] if "[" in op else ""
+        imm = LDS128_IMM.search(addr)
+        off = int(imm.group(0), 16) if imm else 0
+        loads[sym].setdefault(off, []).append(no)
+    return loads, seen, unlisted
+
+
+def frags(offsets_path, sass_path):
+    """Lesson 04's LDS.128 offsets against OFFSETS (see the docstring); prints one line per
+    kernel and returns 1 when any line is a FAIL."""
+    syms, bodies, want, also = read_offsets(offsets_path)
+    loads, seen, unlisted = frag_loads(syms, open(sass_path).read())
+    fails = 0
+    for sym in syms:
+        if sym not in seen:
+            print(f"FAIL {sym}: no such kernel in the machine code")
+            fails += 1
+            continue
+        got = {o: len(lines) for o, lines in loads[sym].items()}
+        bad = [f"extra={o}" for o in got if o not in want[sym] | also[sym]]
+        for o in sorted(want[sym]):
+            c = got.get(o, 0)
+            if c == 0:
+                bad.append(f"missing={o}")
+            elif c < bodies[sym]:
+                bad.append(f"few={o}({c})")
+        if bad:
+            print(f"FAIL {sym}: {' '.join(bad)}")
+            fails += 1
+        else:
+            print(f"ok {sym}: {len(want[sym])} offsets, each in >= {bodies[sym]} loads")
+    for name in unlisted:
+        print(f"FAIL unlisted {name}")
+        fails += 1
+    return 1 if fails else 0
+
+
+def frag_line_to_drop(offsets_path, sass_path):
+    """For the negative check of tests/test_sass.sh: the line number of a fragment load that
+    frags cannot lose (the first load of the first listed kernel whose offset is in exactly
+    BODIES loads), or 0 when every offset has loads to spare."""
+    syms, bodies, want, _ = read_offsets(offsets_path)
+    loads, _, _ = frag_loads(syms, open(sass_path).read())
+    for sym in syms:
+        for off in sorted(want[sym]):
+            lines = loads[sym].get(off, [])
+            if lines and len(lines) == bodies[sym]:
+                return lines[0]
+    return 0
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "check":
         return check(argv[2], argv[3], argv[4])
+    if len(argv) == 4 and argv[1] == "frags":
+        return frags(argv[2], argv[3])
+    if len(argv) == 4 and argv[1] == "frag-line-to-drop":
+        print(frag_line_to_drop(argv[2], argv[3]))
+        return 0
     if len(argv) not in (2, 4):
         print(__doc__.split("Usage:")[1].split("Budget file")[0].rstrip(), file=sys.stderr)
         return 2

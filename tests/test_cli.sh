@@ -89,6 +89,25 @@ fi
 if [ -x "$BUILD/01_naive/run" ]; then
     check "01 --explain refused" 2 "has no dispatcher" "$BUILD/01_naive/run" --explain
 fi
+# --help names the lesson's own default operand order (lessons 01 and 02: TT; from 03 on: TN)
+# and says whether the lesson's variants take the epilogue options
+for l in 01_naive:TT 02_layout:TT 03_tiled:TN; do
+    run=$BUILD/${l%%:*}/run
+    [ -x "$run" ] || continue
+    if "$run" --help | grep -q -- "--layout .*(default here: ${l##*:})"; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL ${l%%:*} --help does not name its default order ${l##*:}"; fi
+    if "$run" --help | grep -q "This lesson's variants have none"; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL ${l%%:*} --help does not say it has no epilogues"; fi
+done
+# the CPU bank-conflict counter: --help prints its usage (exit 0), anything else one line, exit 2
+bc=$BUILD/tools/bank_conflicts
+if [ -x "$bc" ]; then
+    if "$bc" --help | grep -q "^usage: bank_conflicts" && ! "$bc" --help | grep -q '^|'; then
+        pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL bank_conflicts --help"; fi
+    check "bank_conflicts bad flag" 2 "unknown argument '--frobnicate'" "$bc" --frobnicate
+    check "bank_conflicts stray word" 2 "unknown argument 'x'" "$bc" x
+    "$bc" | grep -q '^|    64 | swizzled ' || { fail=$((fail+1)); echo "FAIL bank_conflicts: no table"; }
+fi
 # make profile without Nsight Compute or without a GPU: one line, exit 3; a bad lesson: exit 2
 if [ -x "$BUILD/08_dispatch/run" ] && { [ $has_gpu = 0 ] || ! command -v ncu >/dev/null 2>&1; }; then
     check "profile without ncu/GPU" 3 "profile: " env NCU=/nonexistent/ncu BUILD="$BUILD" bash scripts/profile.sh 08 --size 64x64x64

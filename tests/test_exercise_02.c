@@ -64,12 +64,12 @@ static void check_value(const char *q, lay_off got, lay_off expected) {
 /* ---- the questions ------------------------------------------------------------------- */
 
 Test(exercise02, q01_offset_of_a_coordinate) {
-    lay_layout L = parse_or_die("(4,8):(8,1)");
+    lay_layout L = parse_or_die("(4,8):(9,1)");
     check_value("Q1", ex02_q1_offset(), lay_crd2idx2(L, 2, 3));
 }
 
 Test(exercise02, q02_offset_of_a_1d_index) {
-    lay_layout L = parse_or_die("(4,8):(8,1)");
+    lay_layout L = parse_or_die("(4,8):(9,1)");
     check_value("Q2", ex02_q2_index(), lay_crd2idx(L, 13));
 }
 

@@ -10,7 +10,9 @@
 #   5. the grader's GPU logic, with tests/grade/mock_run.sh standing in for a graded binary on
 #      a GPU: passes, a slow kernel (half the speed points), wrong answers, a fault, a hang
 #      (stopped by the timeout), refused cases; its last line names its exit status;
-#   6. `make gradeNN SUB=dir/sub_x` grades into build/grade/NN_name/sub_x (no doubled prefix).
+#   6. `make gradeNN SUB=dir/sub_x` grades into build/grade/NN_name/sub_x (no doubled prefix);
+#   7. SUB given empty, SUB not a folder, a SUB without the rubric's files, and exerciseNN of
+#      an assignment without a kernel are refused in one line with status 2.
 # The binaries are built by make test (test-cpu depends on them, tests/exercise.mk).
 # Usage: BUILD=build bash tests/test_exercises.sh
 set -u
@@ -93,10 +95,35 @@ fi
 # 6. the build folder of a submission
 l1=$(printf '%s\n' $lessons | head -1)
 if [ -n "$l1" ]; then
-    dry=$(make -n --no-print-directory BUILD="$BUILD" "grade${l1%%_*}" SUB=/nonexistent/sub_p128 2>&1)
+    tmp=$(mktemp -d)
+    mkdir -p "$tmp/sub_p128" && (cd "lessons/$l1/exercise" && cp $(sed -n 's/^files://p' rubric.txt) "$tmp/sub_p128"/)
+    dry=$(make -n --no-print-directory BUILD="$BUILD" "grade${l1%%_*}" SUB="$tmp/sub_p128" 2>&1)
     if printf '%s' "$dry" | grep -q 'sub_sub_' || ! printf '%s' "$dry" | grep -q "grade/$l1/sub_p128"; then
         fail=1; echo "FAIL exercises: make grade${l1%%_*} SUB=.../sub_p128 does not grade into $BUILD/grade/$l1/sub_p128"
     fi
+    # 7. bad requests: one line (make's "*** ..."), status 2, nothing run
+    refused() { # expected text, make arguments...
+        local want=$1 out rc; shift
+        # on its own, not as a sub-make of make test (whose jobserver note would be a line more)
+        out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n --no-print-directory BUILD="$BUILD" "$@" 2>&1); rc=$?
+        if [ $rc != 2 ] || [ "$(printf '%s\n' "$out" | wc -l)" != 1 ] || ! printf '%s' "$out" | grep -q -- "$want"; then
+            fail=1; echo "FAIL exercises: make $* (exit $rc, want 2 and one line with '$want'):"
+            printf '%s\n' "$out" | head -3 | sed 's/^/    /'
+        fi
+    }
+    nn=${l1%%_*}
+    mkdir -p "$tmp/empty" "$tmp/part"
+    first=$(sed -n 's/^files://p' "lessons/$l1/exercise/rubric.txt" | awk '{print $1}')
+    cp "lessons/$l1/exercise/$first" "$tmp/part/"
+    refused "SUB is empty" "grade$nn" SUB=
+    refused "SUB is empty" "exercise$nn" SUB=
+    refused "is not a folder" "grade$nn" SUB="$tmp/none"
+    refused "holds none of the files" "grade$nn" SUB="$tmp/empty"
+    refused "lacks" "grade$nn" SUB="$tmp/part"
+    for l in $lessons; do
+        [ -f "lessons/$l/exercise/kernel.cu" ] || refused "has no kernel to build" "exercise${l%%_*}"
+    done
+    rm -rf "$tmp"
 fi
 
 [ $fail = 0 ] && echo "exercises: all checks passed"

@@ -22,7 +22,7 @@ Test(parse, defaults_use_the_default_sweep) {
     char err[256];
     const char *argv[] = {"run"};
     cr_assert_eq(parse(&o, err, 1, argv), 0);
-    cr_assert_eq(o.layouts, 0u); /* the lesson's default, TN unless it says otherwise */
+    cr_assert_eq(o.layouts, 0u); /* 0: the lesson's default_layouts (TN when it names none) */
     cr_assert_eq(o.dtypes, 0u);
     cr_assert_float_eq(o.alpha, 1.0f, 0);
     cr_assert_float_eq(o.beta, 0.0f, 0);

@@ -7,7 +7,7 @@
  *     the host (lay_tiled_copy_tv_tile, lay_tiled_mma_tv_*, lay_ldmatrix_retile), at every
  *     (thread, value);
  *   - the atoms with the PTX ISA fragment tables (9.7.14.5.8, 9.7.14.5.15) and with the
- *     syllabus seed's worked tables (x1 lane 5, x4 thread 5);
+ *     syllabus's worked tables (x1 lane 5, x4 thread 5);
  *   - ldmatrix end to end: a simulation of the instruction (rows supplied by lanes 8q..8q+7,
  *     lane l receives row l/4, cols 2(l%4)+{0,1} of matrix q; .trans the transpose) on a
  *     tagged shared-memory tile, with the row addresses the derivation gives, must deliver
@@ -236,7 +236,7 @@ Test(mma_atom, fragments_equal_the_ptx_tables) {
             cr_expect_eq(idx / 16, 2 * t + v % 2);
         }
     }
-    /* seed: thread 5 holds A[1][2..3], A[9][2..3], A[1][10..11], A[9][10..11] */
+    /* worked example: thread 5 holds A[1][2..3], A[9][2..3], A[1][10..11], A[9][10..11] */
     static const int t5[8][2] = {{1, 2},  {1, 3},  {9, 2},  {9, 3},
                                  {1, 10}, {1, 11}, {9, 10}, {9, 11}};
     for (int v = 0; v < 8; ++v) {
@@ -468,10 +468,10 @@ Test(ldmatrix, atoms_equal_the_ptx_tables) {
                 }
             }
         }
-    /* seed: .x1 lane 5 receives row 1, cols 2-3 */
+    /* worked example: .x1 lane 5 receives row 1, cols 2-3 */
     cr_expect_eq(lay_crd2idx_i(lay_tv_ldmatrix_dst(1, 0), 5), 8 * 1 + 2);
     cr_expect_eq(lay_crd2idx_i(lay_tv_ldmatrix_dst(1, 0), 5 + 32), 8 * 1 + 3);
-    /* .x4 thread 5: d0..d3 = rows 1, 1 (matrix 1 = rows 8..15 of A: 9), ... as the seed */
+    /* .x4 thread 5: d0..d3 = rows 1, 1 (matrix 1 = rows 8..15 of A: 9), ... (worked example) */
     for (int q = 0; q < 4; ++q)
         for (int j = 0; j < 2; ++j) {
             int e = lay_crd2idx_i(lay_tv_ldmatrix_dst(4, 0), 5 + 32 * (2 * q + j));
@@ -517,7 +517,7 @@ Test(ldmatrix, retile_equals_the_point_wise_derivation) {
                 cr_expect_eq(lay_ldmatrix_src_at(cs[c].x, cs[c].trans, cs[c].op, l, v),
                              lay_crd2idx_i(R, l + 32 * v), "case %zu lane %d v %d", c, l, v);
     }
-    /* the syllabus seed's form: x4 for A is ((8,2,2),8):((1,8,128),16) as a function */
+    /* the syllabus's form: x4 for A is ((8,2,2),8):((1,8,128),16) as a function */
     lay_layout R, want = P("((8,2,2),8):((1,8,128),16)");
     cr_assert_eq(lay_ldmatrix_retile(&R, 4, 0, lay_tv_mma_m16n8k16_a()), LAY_OK);
     for (int i = 0; i < 256; ++i) cr_expect_eq(lay_crd2idx(R, i), lay_crd2idx(want, i));

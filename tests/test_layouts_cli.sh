@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_layouts_cli.sh - the layout explorer (build/tools/layouts) as a user meets it: the TV
 # grids, mma / ldmatrix / copy / slice / bankmap commands print the real values (PTX ISA fragment
-# tables, the syllabus seed's ldmatrix tables), --help explains the notation, and bad input
+# tables, the worked ldmatrix examples of the course's syllabus), --help explains the notation, and bad input
 # gives one line on stderr and exit status 2.
 # Usage: BUILD=build bash tests/test_layouts_cli.sh
 set -u
@@ -31,10 +31,10 @@ row "mma C row 0" "$L mma C" 0 "T0V0 T0V1 T1V0 T1V1 T2V0 T2V1 T3V0 T3V1"
 row "mma C row 9" "$L mma C" 9 "T4V2 T4V3 T5V2 T5V3 T6V2 T6V3 T7V2 T7V3"
 row "mma A row 1" "$L mma A" 1 "T4V0 T4V1 T5V0 T5V1 T6V0 T6V1 T7V0 T7V1 T4V4 T4V5 T5V4 T5V5 T6V4 T6V5 T7V4 T7V5"
 row "mma B row 2" "$L mma B" 2 "T8V0 T8V1 T9V0 T9V1 T10V0 T10V1 T11V0 T11V1 T8V2 T8V3 T9V2 T9V3 T10V2 T10V3 T11V2 T11V3"
-# seed: thread 5 holds A[1][2..3], A[9][2..3], A[1][10..11], A[9][10..11]
+# worked example: thread 5 holds A[1][2..3], A[9][2..3], A[1][10..11], A[9][10..11]
 has "mma A thread 5" "T5: (1,2) (1,3) (9,2) (9,3) (1,10) (1,11) (9,10) (9,11)" "$L" mma A --threads
 has "mma A layout" "TV ((4,8),(2,2,2)):((32,1),(16,8,128))" "$L" mma A
-# ldmatrix (PTX ISA 9.7.14.5.15); seed: .x1 lane 5 receives row 1, cols 2-3
+# ldmatrix (PTX ISA 9.7.14.5.15); worked example: .x1 lane 5 receives row 1, cols 2-3
 row "ldmatrix x1 dst row 1" "$L ldmatrix x1 | sed -n '/^destination/,\$p'" 1 "T4V0 T4V1 T5V0 T5V1 T6V0 T6V1 T7V0 T7V1"
 row "ldmatrix x4 trans dst row 1" "$L ldmatrix x4 trans | sed -n '/^destination/,\$p'" 1 "T0V1 T4V1 T8V1 T12V1 T16V1 T20V1 T24V1 T28V1"
 has "ldmatrix x4 A derived" "op o right_inverse(dst) o src = ((16,2),8):((1,128),16)" "$L" ldmatrix x4 A

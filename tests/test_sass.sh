@@ -12,7 +12,8 @@
 #   MMAs): a main loop no longer than recorded, the layouts the kernels index through cost
 #   nothing
 #   04: every fragment load (LDS.128) of every kernel at the offsets its layouts give
-#       (tests/frag_offsets_04.c, tests/sass_frag_offsets.awk)
+#       (tests/frag_offsets_04.c, tests/sass_loops.py frags), and the same check fails on the
+#       machine code with one fragment load deleted
 # Checks the sm_90 and sm_80 code (lesson 09: its sm_90a code only). Skips with a message when
 # no cuobjdump can be found.
 # Usage: BUILD=build bash tests/test_sass.sh 01_naive 04_copy ...
@@ -32,22 +33,39 @@ expect() { # lesson arch what pattern present(1)/absent(0) sassfile
     fi
 }
 # Lesson 04: every fragment load of every kernel reads the offset the layouts give
-# (tests/frag_offsets_04.c prints them, tests/sass_frag_offsets.awk compares; nvcc 13.0 once
+# (tests/frag_offsets_04.c prints them, tests/sass_loops.py frags compares; nvcc 13.0 once
 # merged one B load per k_tile with another: a wrong answer that no CPU run of the source shows).
+# The check must see a lost load: the same listing with one LDS.128 deleted has to fail it.
 frag04() { # arch sassfile
-    local arch=$1 f=$2 exe="$BUILD/tests/frag_offsets_04" out
+    local arch=$1 f=$2 exe="$BUILD/tests/frag_offsets_04" out drop
     mkdir -p "$BUILD/tests"
     if ! ${CC:-gcc} -std=c11 -O2 -Wall -Wextra -I"$here/common" -I"$here/lessons/04_copy" \
             "$here/tests/frag_offsets_04.c" -o "$exe" || ! "$exe" > "$exe.txt"; then
         fail=$((fail+1)); echo "FAIL 04_copy: tests/frag_offsets_04.c does not build or run"; return
     fi
-    out=$(awk -f "$here/tests/sass_frag_offsets.awk" "$exe.txt" "$f")
-    if [ -n "$out" ] && ! printf '%s\n' "$out" | grep -q '^FAIL'; then
+    if ! command -v python3 >/dev/null 2>&1; then
+        fail=$((fail+1)); echo "FAIL 04_copy: python3 is needed to check the fragment loads (tests/sass_loops.py)"; return
+    fi
+    out=$(python3 "$here/tests/sass_loops.py" frags "$exe.txt" "$f")
+    if [ $? = 0 ] && [ -n "$out" ] && ! printf '%s\n' "$out" | grep -q '^FAIL'; then
         pass=$((pass+1))
         echo "sass: 04_copy sm_$arch: fragment loads at the layouts' offsets ($(printf '%s\n' "$out" | wc -l) kernels)"
     else
         fail=$((fail+1)); echo "FAIL 04_copy sm_$arch: fragment loads (LDS.128) not at the layouts' offsets:"
         printf '%s\n' "$out" | grep '^FAIL' | sed 's/^/    /'
+        return
+    fi
+    # negative check: the same listing without one fragment load (one whose offset is in
+    # exactly BODIES loads, the least the check accepts) must fail with few= (or missing=)
+    drop=$(python3 "$here/tests/sass_loops.py" frag-line-to-drop "$exe.txt" "$f")
+    if [ -z "$drop" ] || [ "$drop" = 0 ]; then
+        fail=$((fail+1)); echo "FAIL 04_copy sm_$arch: every offset has spare loads: a single lost load would not show"
+    elif out=$(python3 "$here/tests/sass_loops.py" frags "$exe.txt" <(sed "${drop}d" "$f"));
+         printf '%s\n' "$out" | grep -q -E '^FAIL .*(few|missing)='; then
+        pass=$((pass+1))
+        echo "sass: 04_copy sm_$arch: the check fails with fragment load at line $drop deleted"
+    else
+        fail=$((fail+1)); echo "FAIL 04_copy sm_$arch: deleting the fragment load at line $drop of $f goes unnoticed"
     fi
 }
 for l in "$@"; do

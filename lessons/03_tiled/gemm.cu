@@ -1,4 +1,4 @@
-/* Lesson 03 - shared-memory tiling with Tensor views: the seed kernel in C.
+/* Lesson 03 - shared-memory tiling with Tensor views: CuTe's sgemm tutorial kernel in C.
  *
  * The kernel of CuTe's sgemm tutorial (`gemm_device`), written with common/layout.h:
  *   1. full tensors mA (M,K), mB (N,K), mC (M,N): a pointer plus a layout whose strides
@@ -11,7 +11,7 @@
  *   6. register accumulators tCrC;
  *   7. the k_tile loop: copy, barrier, outer-product gemm, barrier;
  *   8. the axpby epilogue.
- * What the seed leaves out and this lesson adds: predication. The seed assumes M, N, K are
+ * What the tutorial leaves out and this lesson adds: predication. It assumes M, N, K are
  * tile multiples; here every copy and every store is guarded by coordinates that come from
  * identity tensors partitioned exactly like the data (CuTe's make_identity_tensor trick), so
  * any M, N, K >= 1 works. Out-of-range elements are copied as zeros and contribute nothing.
@@ -211,7 +211,7 @@ static const char *check_tiled(const gemm_problem *p) {
 }
 
 static const gemm_variant variants[] = {
-    {"tiled", "seed kernel: 128x128x8 smem tiles, (32,8) copy, (16,16) threads x 8x8 raked",
+    {"tiled", "CuTe tutorial kernel: 128x128x8 smem tiles, (32,8) copy, (16,16) threads, 8x8 each",
      GEMM_DT_BIT(GEMM_FP32), GEMM_LAYOUT_ALL, 1, check_tiled, launch_tiled},
 };
 

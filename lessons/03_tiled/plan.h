@@ -2,7 +2,7 @@
  * test (tests/test_plans_0304.c), so the test checks the very partitions the kernel uses.
  * Plain C over common/layout.h: compiles with gcc (host) and nvcc (host + device).
  *
- * The shapes are those of the seed kernel (CuTe's sgemm tutorial):
+ * The shapes are those of CuTe's sgemm tutorial kernel (gemm_device):
  *   CTA tile     (BLK_M,BLK_N,BLK_K) = (128,128,8), 256 threads
  *   copy         tA, tB: 256 threads as (32,8) over the (BLK_M,BLK_K) / (BLK_N,BLK_K) tiles,
  *                k fastest when the operand is K-major (a warp reads 4 rows x 8 contiguous k),
@@ -50,7 +50,7 @@ static inline lay_layout p3_compute_thr_layout(void) { return lay_l2(16, 16, 16,
 /* Smem layout of a (BLK_X,BLK_K) tile: x contiguous, k columns padded to BLK_X+4 floats.
  * Why the pad: in a K-major copy a warp writes 4 x by 8 k. Unpadded, the 8 k's of one x are
  * BLK_X = 128 floats apart, all in one bank (8-way conflict). With pitch 132 element (x,k) is
- * in bank (x + 4k) % 32, and x in 0..3, k in 0..7 gives 32 different banks. (The seed pads
+ * in bank (x + 4k) % 32, and x in 0..3, k in 0..7 gives 32 different banks. (CuTe's tutorial pads
  * by 1, which suits its own thread layout; for ours +1 would still leave 2-way conflicts.)
  * The compute reads (16 consecutive x, or one broadcast x) are conflict-free either way. */
 #ifdef __CUDACC__

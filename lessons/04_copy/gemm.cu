@@ -1,9 +1,9 @@
 /* Lesson 04 - tiled copy: 128-bit vectors, predication, cp.async pipelines, register blocking.
  *
- * Lesson 03 (the seed kernel) copies one float per thread per instruction, waits for every
- * copy before computing, and reads 2 floats from smem per FMA. This lesson keeps its structure
- * (CTA tile -> smem tiles -> thread partitions -> register accumulators -> axpby) and changes
- * five things, each one a variant below so its effect can be measured:
+ * Lesson 03 (CuTe's sgemm tutorial kernel) copies one float per thread per instruction, waits
+ * for every copy before computing, and reads 2 floats from smem per FMA. This lesson keeps its
+ * structure (CTA tile -> smem tiles -> thread partitions -> register accumulators -> axpby) and
+ * changes five things, each one a variant below so its effect can be measured:
  *   1. Tiled copy with vectors. The copy of a (BLK_X,BLK_K) tile is a TV layout: vector e of
  *      the tile is moved by thread e % NTHR as its value e / NTHR (plan.h). Where the operand
  *      is contiguous along M/N, a vector is 4 floats (LDG.128 / cp.async 16 B).

@@ -154,7 +154,7 @@ P4_CAT(K_NAME, _body)(int M, int N, int K, float alpha, const float *__restrict_
     } while (0)
 
 #if K_STAGES == 1
-    /* Synchronous main loop (the seed's structure, with vector copies):
+    /* Synchronous main loop (lesson 03's structure, with vector copies):
      *   copy -> barrier (the tile is complete in smem) -> gemm -> barrier (everyone is done
      *   reading before the next copy overwrites it). */
     for (int t = 0; t < k_tiles; ++t) {

@@ -2,6 +2,7 @@
  *
  * Host C11, built on its own:
  *     make build/tools/bank_conflicts && build/tools/bank_conflicts
+ * It takes no arguments (--help prints what it counts; anything else: one line, exit 2).
  *
  * For one (128, BLK_K) smem tile of halves (BLK_K = 32 or 64) laid out three ways
  *     plain      (128,BK):(BK,1)                 rows BLK_K halves apart
@@ -20,6 +21,7 @@
  * l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum (ldmatrix) and ..._op_st.sum.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "plan.h"
 #include "bank_model.h"
@@ -41,7 +43,27 @@ static void add(stat *s, int wavefronts) {
     if (wavefronts - 4 > s->worst) s->worst = wavefronts - 4;
 }
 
-int main(void) {
+static const char usage[] =
+    "usage: bank_conflicts [--help]\n"
+    "Counts, on the CPU, the shared-memory bank conflicts of lesson 05/06's accesses to one\n"
+    "(128, BLK_K) tile of fp16/bf16 elements (\"halves\", 2 bytes each), BLK_K = 32 and 64, laid\n"
+    "out plain (rows BLK_K halves apart), padded (rows BLK_K + 8 halves apart: lesson 05) and\n"
+    "swizzled (Sw<2,3,3> / Sw<3,3,3>: lesson 06), for the 16-byte cp.async stores and the\n"
+    "ldmatrix.x4 loads of A and B of 4 warps, and prints one table (no options, no GPU).\n"
+    "A wavefront is one pass of shared memory serving a warp's access: 32 banks of 4 bytes, a\n"
+    "16-byte-per-lane access takes at least 4; the table gives the extra ones per instruction\n"
+    "(average / worst; 0 = conflict-free). Source: lessons/06_swizzle/bank_conflicts.c.\n";
+
+int main(int argc, char **argv) {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "bank_conflicts: unknown argument '%s' (it takes none; see --help)\n",
+                argv[1]);
+        return 2;
+    }
     printf("Extra shared-memory wavefronts per warp instruction (ideal: 0; each 16-byte-per-lane\n"
            "access needs 4 wavefronts). avg / worst over a 128-row tile, 128 threads.\n\n");
     printf("| BLK_K | layout             | cp.async store | ldmatrix.x4 A | ldmatrix.x4 B |\n");

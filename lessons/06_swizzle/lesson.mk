@@ -12,3 +12,4 @@ $(BUILD)/tests/test_plans_06: tests/test_plans_06.c tests/plans_tc.h lessons/06_
 
 EXTRA_TEST_BINS += $(BUILD)/tests/test_plans_06
 all: $(BUILD)/tools/bank_conflicts
+test-cpu: $(BUILD)/tools/bank_conflicts   # tests/test_cli.sh checks its command line

@@ -5,11 +5,11 @@
  */
 #include "answers.h"
 
-/* (2,3) -> 2*8 + 3*1 */
-lay_off ex02_q1_offset(void) { return 19; }
+/* (2,3) -> 2*9 + 3*1 */
+lay_off ex02_q1_offset(void) { return 21; }
 
-/* 13 = 1 + 4*3 -> coordinate (1,3) -> 1*8 + 3*1 */
-lay_off ex02_q2_index(void) { return 11; }
+/* 13 = 1 + 4*3 -> coordinate (1,3) -> 1*9 + 3*1 */
+lay_off ex02_q2_index(void) { return 12; }
 
 /* (2,4):(1,2) -> 2*1 == 2: merge to 8:1; then 8*1 == 8: merge with 3:8 -> 24:1 */
 lay_layout ex02_q3_coalesce(void) { return ex02_layout("24:1"); }

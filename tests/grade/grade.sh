@@ -85,6 +85,7 @@ if [ $need_cpu = 1 ]; then
         cpu_problem="no CPU grader given (--cpu)"; grader_error=1
     elif [ ! -x "$cpu" ]; then
         cpu_problem="does not build: see $cpu.build.log"
+        [ -f "$cpu.build.log" ] || cpu_problem="does not build (make's messages above say why)"
     else
         rm -f "$report/cpu.tap"
         LD_LIBRARY_PATH="${cpu_libs}${cpu_libs:+${LD_LIBRARY_PATH:+:}}${LD_LIBRARY_PATH:-}" \
@@ -122,7 +123,9 @@ gpu_run=0 gpu_why= device= run_problem=
 if [ $need_gpu = 1 ]; then
     if [ -n "${GRADE_NO_GPU:-}" ]; then gpu_why="GRADE_NO_GPU is set"
     elif [ -z "$run" ]; then die "the rubric has GPU checks but no graded binary was given (--run)"
-    elif [ ! -x "$run" ]; then run_problem="does not build: see $(dirname "$run")/kernel.o.build.log"; gpu_run=1
+    elif [ ! -x "$run" ]; then
+        run_problem="does not build: see $(dirname "$run")/kernel.o.build.log"; gpu_run=1
+        [ -f "$(dirname "$run")/kernel.o.build.log" ] || run_problem="does not build (make's messages above say why)"
     elif [ -n "$probe" ] && [ -x "$probe" ]; then
         device=$(tmo "$probe" 2>&1) && gpu_run=1 || { gpu_why=$device; device=; }
     else gpu_run=1

@@ -9,10 +9,15 @@ log=$1
 [ -f "$log" ] || exit 0
 grep -v -E '^ptxas info|^ +[0-9]+ bytes stack frame' "$log"
 awk '
-    # "_Z9ex03_gemmiiif..." -> "ex03_gemm" (the name of a plain, unqualified function)
-    function name(s,   n) {
-        if (match(s, /^_Z[0-9]+/)) { n = substr(s, 3, RLENGTH - 2) + 0; return substr(s, RLENGTH + 1, n) }
-        return s
+    # "_Z9ex03_gemmiiif..." -> "ex03_gemm" (the name of a plain, unqualified function);
+    # integer template arguments are kept: "_Z9ex05_gemmILi1EEv..." -> "ex05_gemm<1>"
+    function name(s,   n, f, t, a) {
+        if (!match(s, /^_Z[0-9]+/)) return s
+        n = substr(s, 3, RLENGTH - 2) + 0; f = substr(s, RLENGTH + 1, n); t = substr(s, RLENGTH + 1 + n)
+        if (substr(t, 1, 1) != "I") return f
+        t = substr(t, 2); a = ""
+        while (match(t, /^Li-?[0-9]+E/)) { a = a (a == "" ? "" : ",") substr(t, 3, RLENGTH - 3); t = substr(t, RLENGTH + 1) }
+        return a == "" ? f : f "<" a ">"
     }
     /Compiling entry function/ { split($0, q, "\047"); fn = name(q[2]); arch = q[4] }
     /bytes stack frame/ && fn != "" { sub(/^ +/, ""); frame[fn " " arch] = $0 }

@@ -4,10 +4,10 @@
  */
 #include "answers.h"
 
-/* Q1. The offset of coordinate (2,3) in (4,8):(8,1). */
+/* Q1. The offset of coordinate (2,3) in (4,8):(9,1). */
 lay_off ex02_q1_offset(void) { return EX02_TODO; }
 
-/* Q2. The offset of 1-D index 13 in (4,8):(8,1) (colexicographic!). */
+/* Q2. The offset of 1-D index 13 in (4,8):(9,1) (colexicographic!). */
 lay_off ex02_q2_index(void) { return EX02_TODO; }
 
 /* Q3. coalesce(((2,4),3):((1,2),8)). */
