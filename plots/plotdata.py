@@ -543,11 +543,16 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+SHAPES_CUT = 150.0  # % of cuBLAS: a longer bar is drawn to here (its label has the value), so
+                   # that one shape where cuBLAS is slow does not squeeze the others
+
+
 def shapes_chart(datdir, rows, suite):
     """The shapes chart from the rows of <device>_shapes.csv (make bench: lesson 08's default
     over the shape suite, and the one-kernel baselines, lesson 06's default for fp16/bf16 and
     lesson 04's for fp32): per shape (suite order, then shapes the suite does not list, CSV
-    order) the % of cuBLAS of each (lesson, variant) of a dtype, one panel per dtype; lesson
+    order) the % of cuBLAS of each (lesson, variant) of a dtype (bars cut at SHAPES_CUT), one
+    panel per dtype; lesson
     08's bars in the dtype's colour, the others grey; a 100% line; each series' geometric mean
     (over the shapes it ran: a refused shape has no row, hence no bar) in the key. Only PASS
     timed rows count. Returns the chart's name, or None when no row qualifies."""
@@ -576,7 +581,9 @@ def shapes_chart(datdir, rows, suite):
                 if hit:
                     r = hit[-1]
                     pct[s].append(r["pct_cublas"])
-                    bars.append((r["pct_cublas"], colors[s], bar_text(r)))
+                    cut = r["pct_cublas"] > SHAPES_CUT
+                    bars.append((min(r["pct_cublas"], SHAPES_CUT), colors[s],
+                                 bar_text(r) + (" (bar cut at %d%%)" % SHAPES_CUT if cut else "")))
             if bars:
                 prow.append(("%dx%dx%d" % sz, bars))
         nshapes = len(prow)
@@ -590,7 +597,7 @@ def shapes_chart(datdir, rows, suite):
                                 "(labels: TFLOP/s, %% of cuBLAS)" % (d, nshapes, d),
                        "xlabel": "% of cuBLAS (" + d + ")", "log": False, "rows": prow,
                        "refs": [(100.0, "cuBLAS = 100%", "#333333")], "keys": keys,
-                       "fit_key": True})
+                       "pad": 1.12, "fit_key": True})
     if not panels:
         return None
     hbar_chart(datdir, "shapes", "Lesson 08: the shape suite (plots/data/shapes.txt) through the "

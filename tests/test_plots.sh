@@ -123,6 +123,9 @@ grep -q "^p1_keyt2 = \"06_swizzle 128x256x64_s3 (one kernel): geomean $(gm 06_sw
 grep -q "^p3_keyt2 = \"04_copy ldg128_128x128x8_4w (one kernel): geomean $(gm 04_copy fp32)%\"$" "$sm" ||
     bad "shapes fp32: lesson 04 geomean not $(gm 04_copy fp32)%"
 grep -q '^p1_ref1 = 100.0$' "$sm" || bad "shapes: no 100% line"
+# a bar beyond 150% (the sample's dispatcher at 4093^3: 230%) is drawn to 150%, its label says so
+grep -q '^1[45]\.[0-9]* [0-9.]* 150 [0-9]* 1 "[0-9.]* TFLOP/s, 230% (bar cut at 150%)"$' "$ew/shapes_p1.dat" ||
+    bad "shapes: the 230% bar of 4093^3 not cut at 150% with its value in the label"
 # the key clears the bars: the axis is wide enough that the top rows end left of the key
 awk '/^p1_xmax/ { exit !($3 > 100) }' "$sm" || bad "shapes: the axis does not reach past the 100% line"
 
