@@ -70,16 +70,17 @@ if have 08_dispatch "$@"; then
     echo "[shapes] 08_dispatch default over plots/data/shapes.txt, fp16 bf16 fp32" >&2
     "$BUILD/08_dispatch/run" --variant default --dtype fp16,bf16,fp32 --size "$shapes" \
         --iters 10 --warmup 3 --csv "$SHAPES_CSV" || status=1
-    if have 06_swizzle "$@"; then
-        echo "[shapes] 06_swizzle default (one kernel for everything), fp16 bf16" >&2
-        "$BUILD/06_swizzle/run" --variant default --dtype fp16,bf16 --size "$shapes" \
-            --iters 10 --warmup 3 --csv "$SHAPES_CSV" || status=1
-    fi
-    if have 04_copy "$@"; then
-        echo "[shapes] 04_copy default (one kernel for everything), fp32" >&2
-        "$BUILD/04_copy/run" --variant default --dtype fp32 --size "$shapes" \
-            --iters 10 --warmup 3 --csv "$SHAPES_CSV" || status=1
-    fi
+    # the baselines run whenever they are built, also when only lesson 08 is benched
+    for base in 06_swizzle:fp16,bf16 04_copy:fp32; do
+        l=${base%%:*} dts=${base#*:}
+        if [ -x "$BUILD/$l/run" ]; then
+            echo "[shapes] $l default (one kernel for every shape), $dts" >&2
+            "$BUILD/$l/run" --variant default --dtype "$dts" --size "$shapes" \
+                --iters 10 --warmup 3 --csv "$SHAPES_CSV" || status=1
+        else
+            echo "bench: $BUILD/$l/run not built: the shapes chart has no $dts baseline" >&2
+        fi
+    done
     echo "bench: the shape suite took $(( $(date +%s) - t1 )) s" >&2
     wrote="$wrote, $SHAPES_CSV"
 fi
