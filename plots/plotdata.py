@@ -552,10 +552,10 @@ def shapes_chart(datdir, rows, suite):
     over the shape suite, and the one-kernel baselines, lesson 06's default for fp16/bf16 and
     lesson 04's for fp32): per shape (suite order, then shapes the suite does not list, CSV
     order) the % of cuBLAS of each (lesson, variant) of a dtype (bars cut at SHAPES_CUT), one
-    panel per dtype; lesson
-    08's bars in the dtype's colour, the others grey; a 100% line; each series' geometric mean
-    (over the shapes it ran: a refused shape has no row, hence no bar) in the key. Only PASS
-    timed rows count. Returns the chart's name, or None when no row qualifies."""
+    panel per dtype; lesson 08's bars in the dtype's colour, the others grey; a 100% line;
+    each series' geometric mean (over the shapes it ran: a refused shape has no row, hence no
+    bar) in the key. Only PASS timed rows count. Returns the chart's name, or None when no row
+    qualifies."""
     use = [r for r in rows if timed_pass(r) and r["pct_cublas"] > 0]
     order = list(suite) + [s for s in _uniq((r["m"], r["n"], r["k"]) for r in use) if s not in suite]
     greys = ("#8c8c8c", "#5f5f5f", "#b0b0b0")
