@@ -18,8 +18,9 @@
 # $PROBE_CSV (default <same>_probe.csv), and next to it $EPI_CSV (<same>_epilogue.csv, the
 # lesson 07 part) and $SHAPES_CSV (<same>_shapes.csv, the lesson 08 part), kept apart so that
 # their rows do not mix with the sweep's rows of the same lesson, variant and size.
-# Fits in one device call: about 5 min on an H200 (about 2.5 min the sweeps and steps, 40 s
-# the epilogue part, 75 s the shape suite; each part prints its time).
+# Fits in one device call: an estimated 5 min on an H200 (the sweeps and steps took about
+# 2.5 min in earlier runs; the epilogue part, 30 cases, and the shape suite, 94 cases, add an
+# estimated 40 s and 75 s, mostly the checks of the large cases; each part prints its time).
 # Usage: BUILD=build bash scripts/bench.sh 01_naive 02_layout ...
 set -u
 BUILD=${BUILD:-build}
@@ -63,7 +64,8 @@ if have 07_epilogue "$@"; then
 fi
 
 # lesson 08: the shape suite through the dispatcher, and the one-kernel baselines (06 for
-# fp16/bf16, 04 for fp32) over the same shapes (112 cases, 10 timed runs each)
+# fp16/bf16, 04 for fp32) over the same shapes (94 cases: 48 + 30, lesson 06 refuses 4093^3,
+# + 16; 10 timed runs each)
 if have 08_dispatch "$@"; then
     t1=$(date +%s)
     shapes=$(grep -v '^#' plots/data/shapes.txt | grep . | paste -sd, -)
