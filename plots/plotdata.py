@@ -4,6 +4,7 @@
 Python 3 standard library only (no pandas/matplotlib), so `make plots` runs anywhere.
 
     python3 plots/plotdata.py BENCH.csv PROBE.csv DATDIR [--defaults FILE] [--journey FILE]
+                              [--epilogue EPI.csv] [--shapes SHAPES.csv --suite shapes.txt]
 
 writes into DATDIR, for plots/*.gp:
     journey.meta.gp, journey_p<i>.dat  every step in learning order at 4096^3, a panel per dtype
@@ -11,6 +12,10 @@ writes into DATDIR, for plots/*.gp:
     steps_<lesson>.meta.gp, _p1.dat    every variant of a lesson (lessons with several)
     sizes_<dtype>.dat / .meta.gp       TFLOP/s vs square size, one column per lesson + cuBLAS
     roofline.dat / roofline.meta.gp    kernels at their modelled intensity, probe ceilings
+    epilogue.meta.gp, epilogue_p<i>.dat  lesson 07's fused epilogues against cuBLASLt fused and
+                                       cuBLAS + a separate kernel, per shape (with --epilogue)
+    shapes.meta.gp, shapes_p<i>.dat    % of cuBLAS per shape of the suite, the dispatcher
+                                       against one kernel, a panel per dtype (with --shapes)
     charts.txt                         "<script> <name>" per chart, for plots/plots.sh
 
 The learning order, each step's name and its traffic model come from plots/data/journey.txt
@@ -43,6 +48,7 @@ NUMERIC = ("m", "n", "k", "alpha", "beta", "ms", "tflops", "cublas_ms", "cublas_
 BENCH_COLUMNS = ("lesson,variant,dtype,layout,m,n,k,alpha,beta,ms,tflops,cublas_ms,"
                  "cublas_tflops,pct_cublas,rel_err,max_err,status,device,cuda_runtime,"
                  "cuda_driver,date,commit").split(",")
+EPI_COLUMNS = BENCH_COLUMNS + "out,epilogue,bias_axis,lt_ms,unfused_ms".split(",")
 PROBE_COLUMNS = "kind,name,value,unit,device,cuda_runtime,cuda_driver,date,commit".split(",")
 
 
@@ -63,11 +69,14 @@ def _read(path, columns):
     return rows
 
 
-def read_bench(path):
+def read_bench(path, columns=BENCH_COLUMNS):
+    """The rows of a bench CSV, numbers parsed (also lt_ms and unfused_ms when `columns` are
+    EPI_COLUMNS, the epilogue CSV's); DataError when a column is missing or a number is bad."""
     rows = []
-    for i, r in enumerate(_read(path, BENCH_COLUMNS)):
+    numeric = NUMERIC + tuple(c for c in ("lt_ms", "unfused_ms") if c in columns)
+    for i, r in enumerate(_read(path, columns)):
         try:
-            for c in NUMERIC:
+            for c in numeric:
                 r[c] = float(r[c])
             for c in ("m", "n", "k"):
                 r[c] = int(r[c])
@@ -372,13 +381,47 @@ def lesson_color(lesson):
 ROW_PX = 27  # height of one bar row (two-line labels get ROW_PX * 1.4)
 
 
-def hbar_chart(datdir, name, title, stampline, panels, width=1300):
+def _label_inside(frac, text):
+    """whether a bar reaching frac of the axis holds its label"""
+    return frac > 0.45 or frac > 0.012 * (len(text) + 3)
+
+
+KEY_CHAR_PX = 8.0  # a character of the bar charts' key and labels, in pixels (pngcairo, on the safe side)
+
+
+def _fit_key(p, hi, vmax, plot_px, row_px):
+    """The end of a linear axis from hi on (x 1.08 steps, at most 5 x vmax) at which the bars
+    and outside labels of the rows beside the key (top right: one line per ref and key entry)
+    end left of it. plot_px: the width of the plot area in pixels (estimated)."""
+    texts = [t for _, t, _ in p.get("refs", [])] + [t for t, _ in p.get("keys", [])]
+    if not texts:
+        return hi
+    key_w = max(len(t) for t in texts) * KEY_CHAR_PX + 75  # + the sample and the box
+    covered = p["rows"][:int(math.ceil((len(texts) * 17 + 14) / float(row_px)))]
+    while hi < 5 * vmax:
+        right = 0.0
+        for _, bars in covered:
+            for tf, _, text in bars:
+                end = tf / hi * plot_px
+                right = max(right, end if _label_inside(tf / hi, text)
+                            else end + 12 + len(text) * KEY_CHAR_PX * 0.9)
+        if right < plot_px - key_w:
+            break
+        hi = float("%.3g" % (hi * 1.08))
+    return hi
+
+
+def hbar_chart(datdir, name, title, stampline, panels, width=1300, row_px=None):
     """A chart of horizontal bar panels stacked top to bottom (plots/hbars.gp). Each panel:
     title, xlabel, log (x axis), rows [(ytic, [(tflops, color, text)])] top to bottom (a row
     holds one bar or a group), refs [(tflops, text, color)] (vertical dashed lines, in the key),
-    keys [(text, color)] (colour boxes in the key)."""
+    keys [(text, color)] (colour boxes in the key), optional pad (a linear axis ends at pad x
+    the longest bar, default 1.32: room for the key) and fit_key (a linear axis is widened
+    until the bars and labels of the rows next to the key end left of it). row_px: the height
+    of a row in pixels (default ROW_PX, 1.4 x that with two-line labels; give more for groups
+    of many bars)."""
     two_lines = any("\n" in row[0] for p in panels for row in p["rows"])
-    row_px = ROW_PX * (1.4 if two_lines else 1.0)
+    row_px = row_px or ROW_PX * (1.4 if two_lines else 1.0)
     px = [len(p["rows"]) * row_px + 95 for p in panels]
     height = int(sum(px) + 60)
     lmargin = 2 + max(len(line) for p in panels for row in p["rows"] for line in row[0].split("\n"))
@@ -405,14 +448,17 @@ def hbar_chart(datdir, name, title, stampline, panels, width=1300):
         if p["log"]:
             lo, hi = log_range(min(allv), max(allv), 0.5, 3.0)
         else:
-            lo, hi = 0.0, float("%.3g" % (max(allv) * 1.32))
+            lo, hi = 0.0, float("%.3g" % (max(allv) * p.get("pad", 1.32)))
+            if p.get("fit_key"):
+                hi = _fit_key(p, hi, max(allv), width - (min(lmargin, 70) + 4) * KEY_CHAR_PX,
+                              row_px)
         # a label goes inside its bar when the bar is long enough for it, else after its end
         span = (math.log10(hi) - math.log10(lo)) if p["log"] else hi - lo
         with open(os.path.join(datdir, "%s_p%d.dat" % (name, i)), "w") as f:
             f.write("# y half_height tflops color(0xRRGGBB) inside label\n")
             for yc, hh, tf, color, text in rows_out:
                 frac = ((math.log10(tf) - math.log10(lo)) if p["log"] else tf - lo) / span
-                inside = int(frac > 0.45 or frac > 0.012 * (len(text) + 3))
+                inside = int(_label_inside(frac, text))
                 f.write('%.4f %.4f %.6g %d %d "%s"\n' % (yc, hh, tf, int(color[1:], 16), inside,
                                                         text))
         meta += [("p%d_title" % i, p["title"]), ("p%d_xlabel" % i, p["xlabel"]),
@@ -428,7 +474,140 @@ def hbar_chart(datdir, name, title, stampline, panels, width=1300):
     write_meta(os.path.join(datdir, name + ".meta.gp"), meta)
 
 
-def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None):
+# ---- lesson 07: the fused epilogue; lesson 08: the shape suite ------------------------------
+
+# the bars of the epilogue chart, per shape, top to bottom: (label, epilogue of the row, the
+# row's time column, colour); lesson 07's three in blues, the two references in greys
+EPI_BARS = (("lesson 07, plain (no epilogue)", "none", "ms", "#6f9fca"),
+            ("lesson 07, fused bias", "bias", "ms", "#2b7bba"),
+            ("lesson 07, fused bias+GELU", "bias_gelu", "ms", "#08457e"),
+            ("cuBLASLt, fused bias+GELU", "bias_gelu", "lt_ms", "#404040"),
+            ("cuBLAS + a separate bias+GELU kernel", "bias_gelu", "unfused_ms", "#8c8c8c"))
+
+
+def epilogue_chart(datdir, rows):
+    """The epilogue chart from the rows of <device>_epilogue.csv (make bench: lesson 07's
+    default with --epilogue none,bias,bias_gelu, bias along n, the input type out): per shape
+    (CSV order), the EPI_BARS as TFLOP/s of the GEMM (2MNK / time: the epilogue's own
+    operations are not counted), one panel per input dtype. Only PASS rows with the output in
+    the input dtype and the bias along n count; a time that is missing leaves its bar out.
+    Returns the chart's name, or None when no row qualifies."""
+    use = [r for r in rows if r["status"] == "PASS" and r["out"] == r["dtype"] and
+           r["bias_axis"] in ("n", "-")]
+    panels = []
+    for d in DTYPES:
+        drows = [r for r in use if r["dtype"] == d]
+        shapes = _uniq((r["m"], r["n"], r["k"]) for r in drows)
+        prow = []
+        for sz in shapes:
+            bars = []
+            for _, epi, col, color in EPI_BARS:
+                hit = [r for r in drows if (r["m"], r["n"], r["k"]) == sz and r["epilogue"] == epi]
+                ms = hit[-1][col] if hit else -1.0
+                if ms > 0:
+                    tf = 2.0 * sz[0] * sz[1] * sz[2] / (ms * 1e9)
+                    bars.append((tf, color, "%s TFLOP/s" % fmt_tf(tf)))
+            if bars:
+                prow.append(("%dx%dx%d" % sz, bars))
+        if prow:
+            panels.append({"title": "%s in, %s out (bias along n)" % (d, d),
+                           "xlabel": "TFLOP/s of the GEMM (2MNK / time; %s)" % d, "log": False,
+                           "rows": prow, "refs": [], "fit_key": True,
+                           "keys": [(lab, c) for lab, _, _, c in EPI_BARS] if not panels else []})
+    if not panels:
+        return None
+    hbar_chart(datdir, "epilogue", "Lesson 07: the fused epilogue D = gelu(A*B^T + bias) against "
+               "cuBLASLt's fused epilogue and cuBLAS + a separate kernel (all timed in the same "
+               "run)", stamp(use), panels, row_px=5 * 17)
+    return "epilogue"
+
+
+def read_suite(path):
+    """The shapes of plots/data/shapes.txt, [(m, n, k)] in file order ('#' comments)."""
+    out = []
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for i, line in enumerate(f, 1):
+                line = line.split("#", 1)[0].strip()
+                if not line:
+                    continue
+                try:
+                    m, n, k = (int(x) for x in line.split("x"))
+                except ValueError:
+                    raise DataError("%s:%d: expected MxNxK, got '%s'" % (path, i, line))
+                out.append((m, n, k))
+    return out
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+SHAPES_CUT = 150.0  # % of cuBLAS: a longer bar is drawn to here (its label has the value), so
+                   # that one shape where cuBLAS is slow does not squeeze the others
+
+
+def shapes_chart(datdir, rows, suite):
+    """The shapes chart from the rows of <device>_shapes.csv (make bench: lesson 08's default
+    over the shape suite, and the one-kernel baselines, lesson 06's default for fp16/bf16 and
+    lesson 04's for fp32): per shape (suite order, then shapes the suite does not list, CSV
+    order) the % of cuBLAS of each (lesson, variant) of a dtype (bars cut at SHAPES_CUT), one
+    panel per dtype; lesson 08's bars in the dtype's colour, the others grey; a 100% line;
+    each series' geometric mean (over the shapes it ran: a refused shape has no row, hence no
+    bar) in the key. Only PASS timed rows count. Returns the chart's name, or None when no row
+    qualifies."""
+    use = [r for r in rows if timed_pass(r) and r["pct_cublas"] > 0]
+    order = list(suite) + [s for s in _uniq((r["m"], r["n"], r["k"]) for r in use) if s not in suite]
+    greys = ("#8c8c8c", "#5f5f5f", "#b0b0b0")
+    panels = []
+    for d in ("fp16", "bf16", "fp32"):  # the order of lesson 08's tables
+        drows = [r for r in use if r["dtype"] == d]
+        # the series: lesson 08 first, then the others in lesson order
+        series = sorted(_uniq((r["lesson"], r["variant"]) for r in drows),
+                        key=lambda s: (s[0] != "08_dispatch", s[0]))
+        if not series:
+            continue
+        colors = {}
+        for s in series:
+            colors[s] = DT_COLOR[d] if s[0] == "08_dispatch" else \
+                greys[sum(x[0] != "08_dispatch" for x in colors) % len(greys)]
+        pct = {s: [] for s in series}
+        prow = []
+        for sz in order:
+            bars = []
+            for s in series:
+                hit = [r for r in drows if (r["lesson"], r["variant"]) == s and
+                       (r["m"], r["n"], r["k"]) == sz]
+                if hit:
+                    r = hit[-1]
+                    pct[s].append(r["pct_cublas"])
+                    cut = r["pct_cublas"] > SHAPES_CUT
+                    bars.append((min(r["pct_cublas"], SHAPES_CUT), colors[s],
+                                 bar_text(r) + (" (bar cut at %d%%)" % SHAPES_CUT if cut else "")))
+            if bars:
+                prow.append(("%dx%dx%d" % sz, bars))
+        nshapes = len(prow)
+        keys = []
+        for s in series:
+            what = "dispatcher" if s[0] == "08_dispatch" else "one kernel"
+            keys.append(("%s %s (%s): geomean %.1f%%%s" %
+                         (s[0], s[1], what, geomean(pct[s]), "" if len(pct[s]) == nshapes else
+                          " (%d of %d shapes)" % (len(pct[s]), nshapes)), colors[s]))
+        panels.append({"title": "%s: %d shapes, %% of cuBLAS %s of the same shape in the same run "
+                                "(labels: TFLOP/s, %% of cuBLAS)" % (d, nshapes, d),
+                       "xlabel": "% of cuBLAS (" + d + ")", "log": False, "rows": prow,
+                       "refs": [(100.0, "cuBLAS = 100%", "#333333")], "keys": keys,
+                       "pad": 1.12, "fit_key": True})
+    if not panels:
+        return None
+    hbar_chart(datdir, "shapes", "Lesson 08: the shape suite (plots/data/shapes.txt) through the "
+               "dispatcher and through one kernel for every shape", stamp(use), panels,
+               row_px=32)
+    return "shapes"
+
+
+def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None, epilogue=None,
+               shapes=None, suite=None):
     rows = read_bench(bench_csv)
     probe, probe_rows = read_probe(probe_csv)
     pins = read_defaults(defaults)
@@ -625,15 +804,31 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None):
                          "keys": [(d, DT_COLOR[d]) for d in bdts] if len(bdts) > 1 else []}])
         charts.append(("hbars", "steps_" + lesson))
 
+    # (6) lesson 07's epilogue and lesson 08's shape suite, from their own CSVs (make bench
+    # writes them next to the main one)
+    if epilogue and chart_ok(epilogue_chart(datdir, read_bench(epilogue, EPI_COLUMNS))):
+        charts.append(("hbars", "epilogue"))
+    if shapes and chart_ok(shapes_chart(datdir, read_bench(shapes), read_suite(suite))):
+        charts.append(("hbars", "shapes"))
+
     with open(os.path.join(datdir, "charts.txt"), "w") as f:
         for script, name in charts:
             f.write("%s %s\n" % (script, name))
     return charts
 
 
+def chart_ok(name):
+    """name, or a note on stderr that a companion CSV had nothing to draw"""
+    if name is None:
+        print("plotdata: the epilogue or shapes CSV has no usable (PASS, timed) row; chart left out",
+              file=sys.stderr)
+    return name
+
+
 def main(argv):
     args = [a for a in argv[1:]]
-    opts = {"--defaults": None, "--journey": None}
+    opts = {"--defaults": None, "--journey": None, "--epilogue": None, "--shapes": None,
+            "--suite": None}
     for name in opts:
         if name in args:
             i = args.index(name)
@@ -643,11 +838,12 @@ def main(argv):
             opts[name] = args[i + 1]
             del args[i:i + 2]
     if len(args) != 3:
-        print("usage: plotdata.py BENCH.csv PROBE.csv DATDIR [--defaults FILE] [--journey FILE]",
-              file=sys.stderr)
+        print("usage: plotdata.py BENCH.csv PROBE.csv DATDIR [--defaults FILE] [--journey FILE] "
+              "[--epilogue EPI.csv] [--shapes SHAPES.csv --suite shapes.txt]", file=sys.stderr)
         return 2
     try:
-        reduce_all(args[0], args[1], args[2], opts["--defaults"], opts["--journey"])
+        reduce_all(args[0], args[1], args[2], opts["--defaults"], opts["--journey"],
+                   opts["--epilogue"], opts["--shapes"], opts["--suite"])
     except (DataError, OSError) as e:
         print("plotdata: %s" % e, file=sys.stderr)
         return 1

@@ -4,24 +4,28 @@
 # Usage: plots/plots.sh [-o OUTROOT] [-w WORKROOT] [-d DEFAULTS] [BENCH.csv ...]
 #   BENCH.csv   bench CSVs (make bench writes plots/data/<device>.csv); each needs its probe CSV
 #               next to it (<device>_probe.csv). Default: every plots/data/*.csv with a probe CSV
-#               (plots/data/sample/, the synthetic test data, is not included).
+#               (plots/data/sample/, the synthetic test data, is not included). The epilogue
+#               and shapes charts come from <device>_epilogue.csv and <device>_shapes.csv next
+#               to it, when they exist (make bench writes them; the suite's order is
+#               plots/data/shapes.txt).
 #   -o OUTROOT  charts go to OUTROOT/<device>/ (default plots/out)
 #   -w WORKROOT the reduced .dat/.meta.gp files go to WORKROOT/<device>/ (default $BUILD/plots)
 #   -d DEFAULTS variant pins (default plots/data/defaults.txt; see that file)
-# Charts per CSV: journey, glance, sizes_<dtype>, roofline, steps_<lesson> (.png and .svg); see
-# plots/README.md. Exit: 0 ok (also when there is no CSV yet), 1 an error.
+# Charts per CSV: journey, glance, sizes_<dtype>, roofline, steps_<lesson>, epilogue, shapes
+# (.png and .svg); see plots/README.md. Exit: 0 ok (also when there is no CSV yet), 1 an error.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 OUTROOT=plots/out
 WORKROOT=${BUILD:-build}/plots
 DEFAULTS=$here/data/defaults.txt
 JOURNEY=$here/data/journey.txt
+SUITE=$here/data/shapes.txt
 while getopts "o:w:d:" opt; do
     case $opt in
     o) OUTROOT=$OPTARG ;;
     w) WORKROOT=$OPTARG ;;
     d) DEFAULTS=$OPTARG ;;
-    *) sed -n '2,13p' "$0" >&2; exit 1 ;;
+    *) sed -n '2,15p' "$0" >&2; exit 1 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -35,7 +39,7 @@ csvs=("$@")
 if [ ${#csvs[@]} -eq 0 ]; then
     for f in plots/data/*.csv; do
         [ -e "$f" ] || continue
-        case $f in *_probe.csv) continue ;; esac
+        case $f in *_probe.csv | *_epilogue.csv | *_shapes.csv) continue ;; esac
         [ -e "${f%.csv}_probe.csv" ] && csvs+=("$f") || echo "plots: skipping $f (no ${f%.csv}_probe.csv)" >&2
     done
     if [ ${#csvs[@]} -eq 0 ]; then
@@ -54,7 +58,11 @@ for csv in "${csvs[@]}"; do
     out=$OUTROOT/$dev
     rm -rf "$work"
     mkdir -p "$work" "$out"
-    python3 "$here/plotdata.py" "$csv" "$probe" "$work" --defaults "$DEFAULTS" --journey "$JOURNEY" || { status=1; continue; }
+    extra=()
+    [ -e "${csv%.csv}_epilogue.csv" ] && extra+=(--epilogue "${csv%.csv}_epilogue.csv")
+    [ -e "${csv%.csv}_shapes.csv" ] && extra+=(--shapes "${csv%.csv}_shapes.csv" --suite "$SUITE")
+    python3 "$here/plotdata.py" "$csv" "$probe" "$work" --defaults "$DEFAULTS" --journey "$JOURNEY" \
+        "${extra[@]}" || { status=1; continue; }
     n=0
     while read -r script name; do
         if gnuplot -c "$here/$script.gp" "$work/$name" "$out/$name" 2> "$work/$name.log" &&

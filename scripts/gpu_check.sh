@@ -9,6 +9,8 @@
 #                                                                          -> $OUT/sanitize.txt
 #   ncu       Nsight Compute shared-memory bank conflicts of 05 and 06    -> $OUT/ncu.txt
 #   bench     scripts/bench.sh (make bench's sweep)   -> $OUT/bench.csv, $OUT/bench_probe.csv
+#                                                        (+ bench_epilogue.csv with 07,
+#                                                        bench_shapes.csv with 08)
 # Steps not in the default list (name them in STEPS):
 #   layouts   lesson 02's layout kernel vs lesson 01's coalesced kernel at 4096^3 in every
 #             operand order: fails when the layout kernel is more than 5% slower  -> $OUT/layouts.txt

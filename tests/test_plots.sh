@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # test_plots.sh - the plot pipeline on the SYNTHETIC sample (plots/data/sample/SAMPLE*.csv,
-# with lessons 07-09 that plots/data/journey.txt does not know): every chart exists as a
-# non-empty PNG and SVG with the provenance stamp; the roofline's modelled intensities; the
-# journey's order and labels; readme_results.py
+# with lessons 07-09 that plots/data/journey.txt does not know, and the companions
+# SAMPLE_epilogue.csv, SAMPLE_shapes.csv): every chart exists as a non-empty PNG and SVG with
+# the provenance stamp (the epilogue and shapes charts included); the roofline's modelled
+# intensities; the journey's order and labels; the epilogue chart's bars (order, TFLOP/s from
+# each time column, rows of other outputs left out); the shapes chart's suite order, refused
+# shapes left out, geometric means against an independent computation, the 100% line; no
+# epilogue or shapes chart without the companions; readme_results.py
 # writes the table into a README copy with markers, idempotently, and the "no data" line
 # without a CSV; README.md's results region and lesson table are what `make readme` writes; the
 # lesson table of a made-up tree. Needs gnuplot, python3.
@@ -22,7 +26,7 @@ bash plots/plots.sh -o "$tmp/out" -w "$tmp/work" plots/data/sample/SAMPLE.csv > 
     { cat "$tmp/plots.log" >&2; bad "plots/plots.sh failed on the sample CSV"; }
 out=$tmp/out/SAMPLE
 for c in glance journey roofline sizes_fp32 sizes_fp16 sizes_bf16 steps_01_naive steps_04_copy \
-         steps_05_mma steps_06_swizzle steps_07_epilogue steps_09_wgmma; do
+         steps_05_mma steps_06_swizzle steps_07_epilogue steps_09_wgmma epilogue shapes; do
     [ -s "$out/$c.png" ] || { bad "$c.png missing or empty"; continue; }
     [ -s "$out/$c.svg" ] || { bad "$c.svg missing or empty"; continue; }
     [ "$(head -c 4 "$out/$c.png" | od -An -c | tr -d ' ')" = "211PNG" ] || bad "$c.png is not a PNG"
@@ -65,6 +69,74 @@ grep -q '"0.87 TFLOP/s, 2%"' "$tmp/work/SAMPLE/journey_p1.dat" || bad "journey: 
 grep -q '^p1_ytics = "(\\"tiled_vec\\\\n128-bit copies' "$tmp/work/SAMPLE/steps_04_copy.meta.gp" ||
     bad "steps_04: not in learning order (tiled_vec first) or without the technique"
 awk '!/^#/ && $3 + 0 < 1 && $5 != 0 { exit 1 }' "$tmp/work/SAMPLE/journey_p1.dat" || bad "journey: a short bar's label placed inside it"
+
+# the epilogue chart (SAMPLE_epilogue.csv: lesson 07's time is 1, 1.02 and 1.04 x its plain time
+# for none, bias, bias_gelu; cuBLASLt fused 0.65 x and cuBLAS + separate kernel 0.95 x it): fp16
+# and bf16 panels, 5 shapes of 5 bars each, in the order plain, bias, bias+GELU, cuBLASLt,
+# unfused; TFLOP/s = 2MNK / the row's time column; the fp32-output and bias-along-m rows left out
+ew=$tmp/work/SAMPLE
+grep -q '^npanels = 2$' "$ew/epilogue.meta.gp" || bad "epilogue: want 2 panels (fp16, bf16)"
+grep -q '^p1_title = "fp16 in, fp16 out' "$ew/epilogue.meta.gp" || bad "epilogue: panel 1 is not fp16 -> fp16"
+grep -q '^p1_ytics = "(\\"2048x2048x2048\\" 0, \\"4096x4096x4096\\" 1, \\"8192x8192x8192\\" 2, \\"8192x1024x4096\\" 3, \\"2048x14336x4096\\" 4)"$' "$ew/epilogue.meta.gp" ||
+    bad "epilogue: the shapes are not the bench's five, in its order"
+for pn in 1 2; do
+    [ "$(grep -vc '^#' "$ew/epilogue_p$pn.dat")" = 25 ] || bad "epilogue panel $pn: want 25 bars (5 shapes x 5)"
+done
+# the first group: plain = 2 * 2048^3 / the plain row's ms; the others in their ratios
+plain=$(awk -F, '$1 == "07_epilogue" && $3 == "fp16" && $5 == 2048 && $24 == "none" { printf "%.6f", 2 * 2048^3 / ($10 * 1e9) }' plots/data/sample/SAMPLE_epilogue.csv)
+set -- $(awk '!/^#/ { print $3 }' "$ew/epilogue_p1.dat" | head -5)
+near "${1:-0}" "$plain" || bad "epilogue: plain bar $1, want $plain (2MNK / ms)"
+near "${2:-0}" "$(awk -v p="$plain" 'BEGIN { print p / 1.02 }')" || bad "epilogue: fused bias bar $2"
+near "${3:-0}" "$(awk -v p="$plain" 'BEGIN { print p / 1.04 }')" || bad "epilogue: fused bias+GELU bar $3"
+near "${4:-0}" "$(awk -v p="$plain" 'BEGIN { print p / 0.65 }')" || bad "epilogue: cuBLASLt fused bar $4 (lt_ms)"
+near "${5:-0}" "$(awk -v p="$plain" 'BEGIN { print p / 0.95 }')" || bad "epilogue: unfused bar $5 (unfused_ms)"
+# every group in the same ratios (the bias-along-m row of 4096^3 must not replace the n row)
+for pn in 1 2; do
+    awk '!/^#/ { v[n++] = $3 } END { split("1 1.02 1.04 0.65 0.95", f, " ")
+         for (g = 0; g < n; g += 5) for (j = 1; j < 5; j++) {
+             r = v[g] / v[g + j] / f[j + 1]; if (r < 0.999 || r > 1.001) exit 1 } }' "$ew/epilogue_p$pn.dat" ||
+        bad "epilogue panel $pn: a group's bars are not in the sample's ratios to its plain bar"
+done
+colors=$(awk '!/^#/ { print $4 }' "$ew/epilogue_p1.dat" | head -5 | tr '\n' ' ')
+[ "$(awk '!/^#/ { print $4 }' "$ew/epilogue_p1.dat" | sed -n '6,10p' | tr '\n' ' ')" = "$colors" ] ||
+    bad "epilogue: the bars of the second shape are not in the first one's order"
+grep -q '^p1_keyt5 = "cuBLAS + a separate bias+GELU kernel"$' "$ew/epilogue.meta.gp" || bad "epilogue: key of the unfused bar missing"
+
+# the shapes chart: panels fp16, bf16, fp32; rows in plots/data/shapes.txt order; lesson 06's
+# refused 4093^3 has no bar (the sample leaves its row out); the geometric means in the key
+# agree with one computed here from the CSV; a dashed line at 100%
+sm=$ew/shapes.meta.gp
+grep -q '^npanels = 3$' "$sm" || bad "shapes: want 3 panels"
+grep -q '^p1_title = "fp16: 16 shapes' "$sm" && grep -q '^p3_title = "fp32: 16 shapes' "$sm" ||
+    bad "shapes: panels not fp16 ... fp32 with the 16 shapes"
+want=$(grep -v '^#' plots/data/shapes.txt | grep . | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $1, NR - 1 }')
+got=$(grep '^p1_ytics' "$sm" | tr -d '\\"' | sed 's/^p1_ytics = (//; s/)$//')
+[ "$got" = "$want" ] || bad "shapes: rows not in the order of plots/data/shapes.txt: $got"
+[ "$(grep -vc '^#' "$ew/shapes_p1.dat")" = 31 ] || bad "shapes fp16: want 31 bars (16 dispatcher + 15 lesson 06)"
+[ "$(awk '!/^#/ && $1 > 14.5 { n++ } END { print n + 0 }' "$ew/shapes_p1.dat")" = 1 ] ||
+    bad "shapes fp16: 4093^3 (refused by lesson 06) does not have exactly one bar"
+gm() { awk -F, -v l="$1" -v d="$2" '$1 == l && $3 == d { s += log($14); n++ } END { printf "%.1f", exp(s / n) }' plots/data/sample/SAMPLE_shapes.csv; }
+grep -q "^p1_keyt1 = \"08_dispatch default (dispatcher): geomean $(gm 08_dispatch fp16)%\"$" "$sm" ||
+    bad "shapes fp16: dispatcher geomean not $(gm 08_dispatch fp16)%: $(grep '^p1_keyt1' "$sm")"
+grep -q "^p1_keyt2 = \"06_swizzle 128x256x64_s3 (one kernel): geomean $(gm 06_swizzle fp16)% (15 of 16 shapes)\"$" "$sm" ||
+    bad "shapes fp16: lesson 06 geomean not $(gm 06_swizzle fp16)% over 15 of 16: $(grep '^p1_keyt2' "$sm")"
+grep -q "^p3_keyt2 = \"04_copy ldg128_128x128x8_4w (one kernel): geomean $(gm 04_copy fp32)%\"$" "$sm" ||
+    bad "shapes fp32: lesson 04 geomean not $(gm 04_copy fp32)%"
+grep -q '^p1_ref1 = 100.0$' "$sm" || bad "shapes: no 100% line"
+# a bar beyond 150% (the sample's dispatcher at 4093^3: 230%) is drawn to 150%, its label says so
+grep -q '^1[45]\.[0-9]* [0-9.]* 150 [0-9]* 1 "[0-9.]* TFLOP/s, 230% (bar cut at 150%)"$' "$ew/shapes_p1.dat" ||
+    bad "shapes: the 230% bar of 4093^3 not cut at 150% with its value in the label"
+# the key clears the bars: the axis is wide enough that the top rows end left of the key
+awk '/^p1_xmax/ { exit !($3 > 100) }' "$sm" || bad "shapes: the axis does not reach past the 100% line"
+
+# without the companion CSVs: no epilogue or shapes chart, and no error
+mkdir -p "$tmp/bare"
+cp plots/data/sample/SAMPLE.csv plots/data/sample/SAMPLE_probe.csv "$tmp/bare/"
+bash plots/plots.sh -o "$tmp/bare/out" -w "$tmp/bare/work" "$tmp/bare/SAMPLE.csv" > "$tmp/bare.log" 2>&1 ||
+    { cat "$tmp/bare.log" >&2; bad "plots/plots.sh failed without the companion CSVs"; }
+[ -s "$tmp/bare/out/SAMPLE/journey.png" ] || bad "no journey without the companion CSVs"
+[ -e "$tmp/bare/out/SAMPLE/epilogue.png" ] || [ -e "$tmp/bare/out/SAMPLE/shapes.png" ] &&
+    bad "epilogue or shapes chart drawn without its CSV"
 
 # 2. the README region
 printf '# t\n\n## Measured results\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\n## Next\n' > "$tmp/README.md"
