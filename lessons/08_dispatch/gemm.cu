@@ -29,6 +29,9 @@
  *     tiles and stores fp32 partial sums to a workspace; splitk_reduce adds the splits in a
  *     fixed order and applies alpha, beta*C once. Small M uses 16- and 64-row tiles; small N
  *     the same tiles on C^T = B*A^T (the reduction writes C from the transposed slices).
+ *  6. Tuning (tune.h): --tune checks and times every candidate (configuration, K split,
+ *     orientation) per problem and prints the winner against default's pick and cuBLAS;
+ *     --tune-out FILE writes the winners as a table, --tuned FILE makes default run them.
  *
  * The variants: `default` (the dispatcher), then the registry's configurations in its order
  * (./run --list; the README's table). A configuration that needs more smem than the GPU

@@ -16,8 +16,8 @@
  *
  * THE TABLE: plain text, one entry per line, '#' starts a comment (to the end of the line):
  *     dtype layout M N K epilogue -> configuration split orientation operands ms
- * e.g.
- *     fp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct 0.0213
+ * e.g. (MS: the measured time, a number)
+ *     fp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct MS
  * orientation: C (the configuration computes C) or CT (it computes C^T = B*A^T, through the
  * workspace); operands: direct, or copied (A and B copied K-major into the workspace first,
  * rule R1's copy); ms: the winner's median time when it was measured (informational: the
@@ -156,8 +156,8 @@ typedef struct disp_tuned {
     "#   copied K-major first, rule R1); ms: the median time of the winner. Read by\n"            \
     "#   ./run --tuned FILE (lesson 08): an exact match of the problem runs this entry.\n"
 
-/* One line of the table for problem p (without a newline), e.g.
- *   "fp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct 0.0213" */
+/* One line of the table for problem p (without a newline), the time ms with 6 significant
+ * digits, e.g. "fp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct 0.25" for 0.25. */
 static inline int disp_tuned_format(const gemm_problem *p, const disp_choice *c, double ms,
                                     char *buf, size_t len) {
     return snprintf(buf, len, "%s %s %d %d %d %s -> %s %d %s %s %.6g", disp_dtype_words[p->dtype],
