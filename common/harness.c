@@ -132,6 +132,10 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "                     A/B/C pointers must be multiples of N elements), summary\n"
             "  --explain          say which kernel the default variant picks for each case, and\n"
             "                     why (lessons with a dispatcher); needs no GPU\n"
+            "  --tune             time every candidate of the dispatcher for each case (each\n"
+            "                     checked once): the winner, the runner-up, the default's pick\n"
+            "  --tune-out FILE    with --tune: write the winners as a table for --tuned\n"
+            "  --tuned FILE       the default variant runs FILE's entry for a problem it lists\n"
             "  --help             this text\n"
             "Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
             "3 no usable CUDA device or a CUDA error.\n",
@@ -273,20 +277,22 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         name[nlen] = '\0';
         /* options without a value */
         if (!strcmp(name, "--help") || !strcmp(name, "--check-only") || !strcmp(name, "--list") ||
-            !strcmp(name, "--explain") || !strcmp(name, "--exact")) {
+            !strcmp(name, "--explain") || !strcmp(name, "--exact") || !strcmp(name, "--tune")) {
             if (eq) return fail(err, errlen, "option %s takes no value%s", name, "");
             if (!strcmp(name, "--help")) o->help = 1;
             else if (!strcmp(name, "--list")) o->list = 1;
             else if (!strcmp(name, "--explain")) o->explain = 1;
             else if (!strcmp(name, "--exact")) o->exact = 1;
+            else if (!strcmp(name, "--tune")) o->tune = 1;
             else o->check_only = 1;
             continue;
         }
         static const char *const with_value[] = {
-            "--size",   "--m",        "--n",         "--k",      "--sweep",     "--variant",
-            "--layout", "--dtype",    "--alpha",     "--beta",   "--iters",     "--warmup",
-            "--pad",    "--offset",   "--init",      "--poison", "--seed",      "--csv",
-            "--out",    "--epilogue", "--bias-axis", "--gelu",   "--bias-dtype"};
+            "--size",      "--m",      "--n",          "--k",        "--sweep",
+            "--variant",   "--layout", "--dtype",      "--alpha",    "--beta",
+            "--iters",     "--warmup", "--pad",        "--offset",   "--init",
+            "--poison",    "--seed",   "--csv",        "--out",      "--epilogue",
+            "--bias-axis", "--gelu",   "--bias-dtype", "--tune-out", "--tuned"};
         int known = 0;
         for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; ++j)
             known |= !strcmp(name, with_value[j]);
@@ -374,6 +380,11 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
                 return fail(err, errlen, "bad --seed '%s': expected a non-negative integer%s", val,
                             "");
             o->seed = s;
+        } else if (!strcmp(name, "--tune-out") || !strcmp(name, "--tuned")) {
+            char *dst = name[6] == '-' ? o->tune_out : o->tuned;
+            if (!*val || strlen(val) >= sizeof o->tuned)
+                return fail(err, errlen, "bad %s '%s': expected a file name", name, val);
+            strcpy(dst, val);
         } else { /* --csv */
             if (!*val || strlen(val) >= sizeof o->csv)
                 return fail(err, errlen, "bad --csv '%s': expected a file name%s", val, "");
@@ -387,6 +398,12 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         for (int j = 0; j < 3; ++j) o->sizes[o->nsizes][j] = mnk[j] ? mnk[j] : first;
         ++o->nsizes;
     }
+    if (o->tune_out[0] && !o->tune) return fail(err, errlen, "--tune-out needs --tune%s%s", "", "");
+    if (o->tune && (o->variant[0] || o->check_only || o->csv[0] || o->explain))
+        return fail(err, errlen,
+                    "--tune times the candidates of the default variant: it takes no --variant, "
+                    "--check-only, --csv or --explain%s%s",
+                    "", "");
     if (sweep_given && o->nsizes)
         return fail(err, errlen, "--sweep cannot be combined with --size or --m/--n/--k%s%s", "",
                     "");
@@ -481,7 +498,15 @@ const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int of
         return buf;
     }
     if (v->check) {
-        const char *why = v->check(p);
+        /* a planned problem has no buffers yet: the check sees stand-in addresses with the
+         * request's alignment (256-byte aligned bases plus the offset), never dereferenced */
+        gemm_problem q = *p;
+        const uintptr_t off = (uintptr_t)offset_elems * harness_dtype_size(p->dtype);
+        const uintptr_t offc = (uintptr_t)offset_elems * harness_dtype_size(p->c_dtype);
+        if (!q.A) q.A = (const void *)((uintptr_t)0x100000 + off);
+        if (!q.B) q.B = (const void *)((uintptr_t)0x200000 + off);
+        if (!q.C) q.C = (void *)((uintptr_t)0x300000 + offc);
+        const char *why = v->check(&q);
         if (why) {
             snprintf(buf, len, "variant '%s' refuses %dx%dx%d: %s", v->name, p->m, p->n, p->k, why);
             return buf;
@@ -1358,7 +1383,10 @@ static int case_compare(const harness_opts *o, const gemm_problem *p, case_data 
 
 /* What one timed launch runs: the lesson's kernel, cuBLAS, cuBLASLt fused, or cuBLAS + the
  * separate bias/activation kernel (in place on cuBLAS's output). */
-typedef enum { RUN_LESSON, RUN_CUBLAS, RUN_LT, RUN_UNFUSED } run_what;
+typedef enum { RUN_LESSON, RUN_CUBLAS, RUN_LT, RUN_UNFUSED, RUN_CANDIDATE } run_what;
+
+static const harness_tuner *tuner; /* harness_set_tuner */
+void harness_set_tuner(const harness_tuner *t) { tuner = t; }
 
 typedef struct timed {
     run_ctx *x;
@@ -1366,6 +1394,7 @@ typedef struct timed {
     const gemm_problem *p; /* p->C: the output of this run */
     case_data *cd;
     run_what what;
+    const harness_candidate *cand; /* RUN_CANDIDATE: the tuner's candidate */
 } timed;
 
 static void timed_launch(const timed *t) {
@@ -1374,6 +1403,7 @@ static void timed_launch(const timed *t) {
     switch (t->what) {
         case RUN_LESSON: CUDA_CHECK(t->v->launch(p, x->stream)); break;
         case RUN_CUBLAS: cublas_gemm(x, p, p->C, t->cd->acc16); break;
+        case RUN_CANDIDATE: CUDA_CHECK(tuner->launch(p, t->cand, x->stream)); break;
         case RUN_LT:
             CUBLAS_CHECK(harness_lt_run(&t->cd->lt, x->lt, x->lt_ws, x->lt_ws_bytes, x->stream));
             break;
@@ -1409,6 +1439,23 @@ static double time_runs(const timed *t, int iters, int warmup) {
     return med;
 }
 
+/* How many runs to time t with: one launch estimates its time, then --iters and --warmup,
+ * fewer for slow kernels (about 2 s of timed runs, 1 s of warm-up at most). */
+static void time_plan(const timed *t, int *iters, int *warmup) {
+    run_ctx *x = t->x;
+    CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
+    timed_launch(t);
+    CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
+    CUDA_CHECK(cudaEventSynchronize(x->ev1));
+    float est;
+    CUDA_CHECK(cudaEventElapsedTime(&est, x->ev0, x->ev1));
+    *iters = x->o->iters;
+    *warmup = x->o->warmup;
+    if (est > 0 && *iters * est > 2000.0)
+        *iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
+    if (*warmup * est > 1000.0) *warmup = 1;
+}
+
 /* Step 5: time the lesson's kernel and cuBLAS on the same problem (median of o->iters runs,
  * each after an L2 flush), into the row's ms/TFLOP/s/% columns; with an epilogue (or another
  * output than the default) also cuBLASLt fused and cuBLAS + the separate kernel, where they
@@ -1416,18 +1463,10 @@ static double time_runs(const timed *t, int iters, int warmup) {
  * kernel at most. */
 static void case_time(run_ctx *x, const gemm_variant *v, gemm_problem *p, case_data *cd,
                       harness_row *row) {
-    const harness_opts *o = x->o;
     double flops = 2.0 * p->m * (double)p->n * p->k;
-    timed t = {x, v, p, cd, RUN_LESSON};
-    CUDA_CHECK(cudaEventRecord(x->ev0, x->stream));
-    timed_launch(&t);
-    CUDA_CHECK(cudaEventRecord(x->ev1, x->stream));
-    CUDA_CHECK(cudaEventSynchronize(x->ev1));
-    float est;
-    CUDA_CHECK(cudaEventElapsedTime(&est, x->ev0, x->ev1));
-    int iters = o->iters, warmup = o->warmup;
-    if (est > 0 && iters * est > 2000.0) iters = (int)(2000.0 / est) > 3 ? (int)(2000.0 / est) : 3;
-    if (warmup * est > 1000.0) warmup = 1;
+    timed t = {x, v, p, cd, RUN_LESSON, NULL};
+    int iters, warmup;
+    time_plan(&t, &iters, &warmup);
     row->ms = time_runs(&t, iters, warmup);
     row->tflops = flops / (row->ms * 1e9);
     p->C = cd->dR; /* the others write R */
@@ -1745,6 +1784,252 @@ static void run_cases(run_ctx *x, const harness_plan *pl) {
     if (tty) fprintf(stderr, "%60s\r", "");
 }
 
+/* ---- --tune: every candidate of the lesson's tuner, checked once and timed ---------------- */
+
+/* One candidate's result. */
+typedef struct tune_result {
+    const harness_candidate *c;
+    int pass;
+    double ms; /* < 0: not timed (it failed) */
+} tune_result;
+
+/* The reference's root mean square over its finite elements and their count (the host copy
+ * hR the full check made), for the device check of the other candidates. */
+static double ref_rms(const gemm_problem *p, const case_data *cd, double *sum2) {
+    long long n = 0;
+    double s = 0.0;
+    for (long long i = 0; i < p->m; ++i)
+        for (long long j = 0; j < p->n; ++j) {
+            const double r = cd->hR[i * p->ldc + j];
+            if (isfinite(r)) {
+                s += r * r;
+                ++n;
+            }
+        }
+    *sum2 = s;
+    return n ? sqrt(s / (double)n) : 0.0;
+}
+
+/* The device check of one candidate's output C against R (harness_dev_compare, the same
+ * verdicts as harness_compare plus the padding of C). Returns 1 on pass, else 0 with a
+ * reason. */
+static int tune_check_dev(run_ctx *x, const gemm_problem *p, case_data *cd, const void *dC0,
+                          double rms, double sum_ref2, harness_dev_cmp_part *dparts, char *reason,
+                          size_t rlen) {
+    harness_dev_cmp_part parts[HARNESS_DEV_CMP_PARTS], a = {0.0, 0.0, 0.0, -1, 0, -1, 0};
+    CUDA_CHECK(harness_dev_compare(cd->dC, cd->dR, dC0, p->c_dtype, p->ldc, p->m, p->n, rms, dparts,
+                                   x->stream));
+    CUDA_CHECK(cudaMemcpyAsync(parts, dparts, sizeof parts, cudaMemcpyDeviceToHost, x->stream));
+    CUDA_CHECK(cudaStreamSynchronize(x->stream));
+    for (int b = 0; b < HARNESS_DEV_CMP_PARTS; ++b) { /* in block order: a fixed sum */
+        const harness_dev_cmp_part *q = &parts[b];
+        a.sum_d2 += q->sum_d2;
+        if (q->max_abs > a.max_abs) a.max_abs = q->max_abs;
+        if (q->worst >= 0 && (a.worst < 0 || q->worst_scaled > a.worst_scaled ||
+                              (q->worst_scaled == a.worst_scaled && q->worst < a.worst))) {
+            a.worst_scaled = q->worst_scaled;
+            a.worst = q->worst;
+        }
+        if (q->nonfinite && (a.first_bad < 0 || q->first_bad < a.first_bad))
+            a.first_bad = q->first_bad;
+        a.nonfinite += q->nonfinite;
+        a.pad_diff += q->pad_diff;
+    }
+    const harness_tol tol = harness_tolerance_case(p, 0, x->o->exact);
+    const double rel = sum_ref2 > 0 ? sqrt(a.sum_d2 / sum_ref2) : (a.sum_d2 > 0 ? INFINITY : 0.0);
+    reason[0] = '\0';
+    if (a.nonfinite)
+        snprintf(reason, rlen, "%lld NaN/Inf outputs (unwritten?), first at (%lld,%lld)",
+                 a.nonfinite, a.first_bad / p->n, a.first_bad % p->n);
+    else if (a.worst_scaled > tol.elem)
+        snprintf(reason, rlen, "element (%lld,%lld): scaled error %.3g > %.3g", a.worst / p->n,
+                 a.worst % p->n, a.worst_scaled, tol.elem);
+    else if (rel > tol.rel_fro)
+        snprintf(reason, rlen, "relative error %.3g > %.3g", rel, tol.rel_fro);
+    else if (a.pad_diff)
+        snprintf(reason, rlen, "wrote %lld elements into the padding of C", a.pad_diff);
+    return reason[0] == '\0';
+}
+
+static int cmp_result(const void *a, const void *b) {
+    const tune_result *x = (const tune_result *)a, *y = (const tune_result *)b;
+    if (x->pass != y->pass) return y->pass - x->pass; /* passing ones first */
+    return (x->ms > y->ms) - (x->ms < y->ms);
+}
+
+/* " NAME 0.1234 ms 56.7 TFLOP/s" of one result into buf. */
+static void tune_what(char *buf, size_t len, const tune_result *r, double flops) {
+    snprintf(buf, len, "%s %.4f ms %.1f TFLOP/s", r->c->name, r->ms, flops / (r->ms * 1e9));
+}
+
+/* Tunes one case: allocate and fill, the reference, then every candidate: C restored from
+ * its initial contents, shared memory poisoned, one launch, the check (the default's
+ * candidate, or the first, against the reference and float64 as a variant is checked; the
+ * others on the device against the reference), and the passing ones timed. Prints the line
+ * and appends the winner to `table`. Returns the number of wrong candidates. */
+static int tune_case(run_ctx *x, const gemm_variant *v, gemm_problem *p, FILE *table) {
+    const harness_opts *o = x->o;
+    case_data cd;
+    case_alloc_fill(x, p, o->offset, &cd);
+    case_reference(x, v, p, &cd);
+    static harness_candidate cands[HARNESS_MAX_CANDIDATES];
+    static tune_result res[HARNESS_MAX_CANDIDATES];
+    const int n = tuner->candidates(p, cands, HARNESS_MAX_CANDIDATES);
+    const size_t cbytes = (size_t)cd.c_elems * harness_dtype_size(p->c_dtype);
+    void *dC0 = dev_scratch(cbytes);
+    harness_dev_cmp_part *dparts =
+        (harness_dev_cmp_part *)dev_scratch(sizeof(harness_dev_cmp_part) * HARNESS_DEV_CMP_PARTS);
+    CUDA_CHECK(cudaMemcpyAsync(dC0, cd.dC, cbytes, cudaMemcpyDeviceToDevice, x->stream));
+    int first = 0; /* the candidate checked in full: the default's */
+    for (int i = 0; i < n; ++i)
+        if (cands[i].is_default) first = i;
+    double rms = 0.0, sum_ref2 = 0.0;
+    int wrong = 0;
+    const double flops = 2.0 * p->m * (double)p->n * p->k;
+    char reason[320];
+    for (int k = 0; k < n; ++k) {
+        const int i = k == 0 ? first : (k <= first ? k - 1 : k); /* the full check first */
+        tune_result *r = &res[k];
+        r->c = &cands[i];
+        r->ms = -1.0;
+        CUDA_CHECK(cudaMemcpyAsync(cd.dC, dC0, cbytes, cudaMemcpyDeviceToDevice, x->stream));
+        CUDA_CHECK(harness_dev_poison_smem(x->stream));
+        cudaError_t le = tuner->launch(p, r->c, x->stream);
+        if (le == cudaSuccess) le = cudaStreamSynchronize(x->stream);
+        if (le != cudaSuccess) {
+            fprintf(stderr, "error: launching %s/%s failed: %s\n", x->lesson->id, r->c->name,
+                    cudaGetErrorString(le));
+            exit(HARNESS_EXIT_CUDA);
+        }
+        if (k == 0) {
+            harness_cmp cmp;
+            r->pass = case_compare(o, p, &cd, &cmp, reason, sizeof reason);
+            rms = ref_rms(p, &cd, &sum_ref2);
+        } else {
+            r->pass = tune_check_dev(x, p, &cd, dC0, rms, sum_ref2, dparts, reason, sizeof reason);
+        }
+        if (!r->pass) {
+            ++wrong;
+            printf("  FAIL %s %s %s %dx%dx%d: candidate %s: %s\n", x->lesson->id,
+                   harness_dtype_name(p->dtype), harness_layout_name(p->layout), p->m, p->n, p->k,
+                   r->c->name, reason);
+            continue;
+        }
+        timed t = {x, v, p, &cd, RUN_CANDIDATE, r->c};
+        int iters, warmup;
+        time_plan(&t, &iters, &warmup);
+        r->ms = time_runs(&t, iters, warmup);
+    }
+    /* cuBLAS on the same problem, into R */
+    timed tb = {x, v, p, &cd, RUN_CUBLAS, NULL};
+    p->C = cd.dR;
+    int iters, warmup;
+    time_plan(&tb, &iters, &warmup);
+    const double cublas_ms = time_runs(&tb, iters, warmup);
+    p->C = cd.dC;
+    qsort(res, (size_t)n, sizeof res[0], cmp_result);
+    char best[160], next[200] = "", dflt[512] = "";
+    int ndef = -1;
+    for (int k = 0; k < n; ++k)
+        if (res[k].c->is_default) ndef = k;
+    if (n > 0 && res[0].pass) {
+        tune_what(best, sizeof best, &res[0], flops);
+        if (n > 1 && res[1].pass) {
+            char w[160];
+            tune_what(w, sizeof w, &res[1], flops);
+            snprintf(next, sizeof next, "; next %s", w);
+        }
+        if (ndef == 0) snprintf(dflt, sizeof dflt, "; default (%s) = best", res[0].c->note);
+        else if (ndef > 0 && res[ndef].pass) {
+            char w[160];
+            tune_what(w, sizeof w, &res[ndef], flops);
+            snprintf(dflt, sizeof dflt, "; default (%s) %s, %.2fx the best's time",
+                     res[ndef].c->note, w, res[ndef].ms / res[0].ms);
+        } else if (ndef > 0) {
+            snprintf(dflt, sizeof dflt, "; default (%s) %s FAILED", res[ndef].c->note,
+                     res[ndef].c->name);
+        }
+        printf("%dx%dx%d %s %s: best %s%s%s; cuBLAS %.4f ms (best at %.1f%%); %d candidates\n",
+               p->m, p->n, p->k, harness_dtype_name(p->dtype), harness_layout_name(p->layout), best,
+               next, dflt, cublas_ms, 100.0 * cublas_ms / res[0].ms, n);
+        if (table) {
+            char line[512];
+            tuner->entry(p, res[0].c, res[0].ms, line, sizeof line);
+            fprintf(table, "%s\n", line);
+            fflush(table);
+        }
+    } else {
+        printf("%dx%dx%d %s %s: no candidate passed (%d candidates)\n", p->m, p->n, p->k,
+               harness_dtype_name(p->dtype), harness_layout_name(p->layout), n);
+    }
+    CUDA_CHECK(cudaFree(dC0));
+    CUDA_CHECK(cudaFree(dparts));
+    case_free(&cd);
+    return wrong + (n == 0);
+}
+
+/* --tune: the request's cases of the default variant (planned and refused as a run would be),
+ * each tuned (tune_case); the table to --tune-out. Returns the exit status: 1 when a candidate
+ * was wrong. */
+static int tune_cases(const gemm_lesson *L, const harness_opts *o, const char *prog) {
+    if (!tuner) {
+        fprintf(stderr, "%s: lesson %s has no dispatcher to tune (--tune is for lesson 08)\n", prog,
+                L->id);
+        return HARNESS_EXIT_USAGE;
+    }
+    harness_opts od = *o;
+    strcpy(od.variant, "default");
+    harness_plan plan;
+    char err[256];
+    if (harness_plan_cases(L, &od, &plan, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return HARNESS_EXIT_USAGE;
+    }
+    if (report_refusals(L, &plan, prog)) {
+        harness_plan_free(&plan);
+        return HARNESS_EXIT_USAGE;
+    }
+    struct cudaDeviceProp prop;
+    run_ctx x;
+    int rc = open_device(prog, &prop);
+    if (!rc) rc = ctx_open(&x, L, &od, &prop);
+    if (rc) {
+        harness_plan_free(&plan);
+        return rc;
+    }
+    FILE *table = NULL;
+    if (o->tune_out[0]) {
+        table = fopen(o->tune_out, "w");
+        if (!table) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", prog, o->tune_out, strerror(errno));
+            harness_plan_free(&plan);
+            ctx_close(&x);
+            return HARNESS_EXIT_USAGE;
+        }
+        fprintf(table, "# %s --tune on %s, CUDA %d.%d, %s, commit %s; --iters %d --warmup %d\n",
+                L->id, x.env.device, x.env.cuda_runtime / 1000, (x.env.cuda_runtime % 1000) / 10,
+                x.env.date, x.env.commit, o->iters, o->warmup);
+        fputs(tuner->header, table);
+    }
+    printf("%s: --tune | %s, %d SMs, CUDA %d.%d | commit %s | --iters %d --warmup %d\n", L->id,
+           x.env.device, prop.multiProcessorCount, x.env.cuda_runtime / 1000,
+           (x.env.cuda_runtime % 1000) / 10, x.env.commit, o->iters, o->warmup);
+    int wrong = 0;
+    for (int c = 0; c < plan.ncases; ++c) {
+        harness_case cs = plan.cases[c];
+        wrong += tune_case(&x, cs.v, &cs.p, table);
+    }
+    if (table && fclose(table) != 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, o->tune_out, strerror(errno));
+        rc = HARNESS_EXIT_USAGE;
+    }
+    printf("%d problems tuned, %d wrong candidates%s%s\n", plan.ncases, wrong,
+           o->tune_out[0] ? "; table: " : "", o->tune_out);
+    harness_plan_free(&plan);
+    ctx_close(&x);
+    return rc ? rc : wrong ? HARNESS_EXIT_FAIL : HARNESS_EXIT_OK;
+}
+
 int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
     const char *prog = argc > 0 ? argv[0] : "run";
     harness_opts o;
@@ -1761,7 +2046,19 @@ int harness_main(int argc, char **argv, const gemm_lesson *lesson) {
         list_variants(lesson);
         return HARNESS_EXIT_OK;
     }
+    if (o.tuned[0] || o.tune) {
+        if (!tuner) {
+            fprintf(stderr, "%s: lesson %s has no dispatcher to tune (--tune%s is for lesson 08)\n",
+                    prog, lesson->id, o.tune ? "" : "d");
+            return HARNESS_EXIT_USAGE;
+        }
+        if (o.tuned[0] && tuner->load(o.tuned, err, sizeof err)) {
+            fprintf(stderr, "%s: --tuned: %s\n", prog, err);
+            return HARNESS_EXIT_USAGE;
+        }
+    }
     if (o.explain) return explain_cases(lesson, &o, prog);
+    if (o.tune) return tune_cases(lesson, &o, prog);
 
     /* Plan every (variant, dtype, layout, size) first, so that refusals are reported, and a
      * request with nothing runnable is a usage error, before the GPU is touched. */

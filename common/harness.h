@@ -175,6 +175,41 @@ typedef struct gemm_lesson {
 typedef int (*harness_explain_fn)(const gemm_problem *p, char *buf, size_t len);
 void harness_set_explain(harness_explain_fn fn);
 
+/* A lesson with a dispatcher may also register a tuner before harness_main; then
+ *   --tune            for every (dtype, layout, size) of the request the harness asks
+ *                     candidates() for every way the lesson can run the problem, checks each
+ *                     once against the reference (a wrong one is reported, exits 1 at the end
+ *                     and never wins), times each as it times a variant (warm-up, median of
+ *                     --iters runs, each after an L2 flush) and prints one line: the winner,
+ *                     the runner-up, the candidate the default variant runs and cuBLAS;
+ *   --tune-out FILE   (with --tune) writes the winners as a table: the header comment, then
+ *                     one line per problem from entry();
+ *   --tuned FILE      load(FILE) before anything else (--explain included): the lesson's
+ *                     default variant then runs the table's entries; a bad file is one line
+ *                     in err and exit 2.
+ * Without a registered tuner these options are a usage error. */
+#define HARNESS_MAX_CANDIDATES 128
+typedef struct harness_candidate {
+    char name[96];  /* what runs, as words ("128x128x32_s4_splitk split 4 C") */
+    int is_default; /* 1: what the default variant runs for this problem */
+    char note[96];  /* for the default's candidate: why it runs ("rule T6"), or "" */
+    int code[4];    /* the lesson's own description, handed back to launch() */
+} harness_candidate;
+typedef struct harness_tuner {
+    /* The candidates of problem p (device pointers set) into out, room for max; returns the
+     * count (at most max). */
+    int (*candidates)(const gemm_problem *p, harness_candidate *out, int max);
+    /* Enqueues candidate c on p, as gemm_variant.launch does. */
+    cudaError_t (*launch)(const gemm_problem *p, const harness_candidate *c, cudaStream_t s);
+    /* The table's line of winner c of problem p, measured at ms (no newline). */
+    int (*entry)(const gemm_problem *p, const harness_candidate *c, double ms, char *buf,
+                 size_t len);
+    const char *header; /* the table's header comment: '#' lines, each ending in '\n' */
+    /* --tuned FILE: reads and checks the table; 0, or one line (no newline) in err. */
+    int (*load)(const char *path, char *err, size_t len);
+} harness_tuner;
+void harness_set_tuner(const harness_tuner *t);
+
 /* ---- options ------------------------------------------------------------------------- */
 
 #define HARNESS_MAX_SIZES 64
@@ -214,6 +249,9 @@ typedef struct harness_opts {
     int exact;            /* --exact: every element must equal the references exactly */
     int list;             /* --list: print variants and exit */
     int explain;          /* --explain: print the dispatcher's choice per case and exit */
+    int tune;             /* --tune: time every candidate of the lesson's tuner per case */
+    char tune_out[512];   /* --tune-out FILE: the winners as a table; "" = none */
+    char tuned[512];      /* --tuned FILE: the table the lesson's default variant uses */
     int help;             /* --help was given */
 } harness_opts;
 
@@ -243,7 +281,8 @@ gemm_dtype harness_default_out(gemm_dtype d);
 size_t harness_dtype_size(gemm_dtype d);
 
 /* Why variant v cannot run problem p (dtype, layout, alignment of ld/offset, v->check), or
- * NULL when it can. The pointers in p may be NULL (only offsets/ld are looked at). */
+ * NULL when it can. The pointers in p may be NULL: v->check then sees stand-in addresses with
+ * the request's alignment (256-byte aligned bases plus offset_elems), never dereferenced. */
 const char *harness_refusal(const gemm_variant *v, const gemm_problem *p, int offset_elems,
                             char *buf, size_t buflen);
 

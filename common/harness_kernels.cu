@@ -79,3 +79,75 @@ extern "C" cudaError_t harness_dev_poison_smem(cudaStream_t s) {
     poison_smem_kernel<<<4 * sms, 1024, (size_t)bytes, s>>>(bytes / 4);
     return cudaGetLastError();
 }
+
+static __device__ __forceinline__ double load_f64(const void *p, gemm_dtype dt, long long i) {
+    if (dt == GEMM_FP32) return ((const float *)p)[i];
+    if (dt == GEMM_FP16) return __half2float(((const __half *)p)[i]);
+    return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+}
+
+/* One block of harness_dev_compare: a grid-stride walk over the M*N elements (index
+ * e = m*N + n), then a tree reduction in shared memory; the worst element is the largest
+ * scaled error, the lowest index among equals (as the host's first-found). */
+__global__ void __launch_bounds__(256)
+    compare_kernel(const void *C, const void *R, const void *C0, gemm_dtype dt, long long ldc,
+                   int M, int N, double rms, harness_dev_cmp_part *parts) {
+    __shared__ harness_dev_cmp_part sh[256];
+    harness_dev_cmp_part a = {0.0, 0.0, 0.0, -1, 0, -1, 0};
+    const long long total = (long long)M * N, stride = (long long)gridDim.x * blockDim.x;
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total; e += stride) {
+        const long long i = (e / N) * ldc + e % N;
+        const double o = load_f64(C, dt, i), r = load_f64(R, dt, i);
+        if (!isfinite(o)) {
+            if (a.nonfinite++ == 0) a.first_bad = e;
+            continue;
+        }
+        if (!isfinite(r)) continue;
+        const double d = fabs(o - r), den = fabs(r) + rms;
+        const double sc = den > 0 ? d / den : (d > 0 ? INFINITY : 0.0);
+        a.sum_d2 += d * d;
+        if (d > a.max_abs) a.max_abs = d;
+        if (a.worst < 0 || sc > a.worst_scaled) {
+            a.worst_scaled = sc;
+            a.worst = e;
+        }
+    }
+    /* the padding: elements (m, N..ldc-1) of rows 0..M-2 must keep C0's bytes */
+    const long long pw = ldc - N, ptotal = M > 1 ? (long long)(M - 1) * pw : 0;
+    const size_t es = dt == GEMM_FP32 ? 4 : 2;
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < ptotal; e += stride) {
+        const long long i = (e / pw) * ldc + N + e % pw;
+        const unsigned char *x = (const unsigned char *)C + i * es,
+                            *y = (const unsigned char *)C0 + i * es;
+        a.pad_diff += es == 4 ? *(const unsigned *)x != *(const unsigned *)y
+                              : *(const unsigned short *)x != *(const unsigned short *)y;
+    }
+    sh[threadIdx.x] = a;
+    __syncthreads();
+    for (int w = 128; w > 0; w >>= 1) { /* pairs (t, t + w): the lower index comes first */
+        if (threadIdx.x < w) {
+            harness_dev_cmp_part *p = &sh[threadIdx.x];
+            const harness_dev_cmp_part q = sh[threadIdx.x + w];
+            p->sum_d2 += q.sum_d2;
+            if (q.max_abs > p->max_abs) p->max_abs = q.max_abs;
+            if (q.worst >= 0 && (p->worst < 0 || q.worst_scaled > p->worst_scaled ||
+                                 (q.worst_scaled == p->worst_scaled && q.worst < p->worst))) {
+                p->worst_scaled = q.worst_scaled;
+                p->worst = q.worst;
+            }
+            if (q.nonfinite && (p->first_bad < 0 || q.first_bad < p->first_bad))
+                p->first_bad = q.first_bad;
+            p->nonfinite += q.nonfinite;
+            p->pad_diff += q.pad_diff;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) parts[blockIdx.x] = sh[0];
+}
+
+extern "C" cudaError_t harness_dev_compare(const void *C, const void *R, const void *C0,
+                                           gemm_dtype dt, long long ldc, int M, int N, double rms,
+                                           harness_dev_cmp_part *parts, cudaStream_t s) {
+    compare_kernel<<<HARNESS_DEV_CMP_PARTS, 256, 0, s>>>(C, R, C0, dt, ldc, M, N, rms, parts);
+    return cudaGetLastError();
+}

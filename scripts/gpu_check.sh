@@ -26,6 +26,12 @@
 #             points (tests/grade/grade_all.sh --check)  -> $OUT/grade.txt (the score table last)
 #             needs `make grade-build` on the CPU machine (binaries + Criterion's libraries in
 #             build/grade/lib, for a machine without Criterion)
+#   tune      lesson 08's --tune over plots/data/shapes.txt plus shapes off the suite (TUNE_EXTRA),
+#             fp16, bf16 and fp32 TN: every candidate of the registry checked once and timed
+#             (--iters 10 --warmup 2); the winners as a table; then the table read back
+#             (--tuned --explain) and the same shapes timed through `default` with the table and
+#             cuBLAS   -> $OUT/tune.txt, $OUT/tune_08.txt (the table), $OUT/tune_suite.csv
+#             (about 1085 candidates, 1000 TFLOP of timed work: 1-2 min on an H200, 4 at most)
 #   versus    each pair of VERSUS ("lesson:variant=base_lesson:variant ...") timed in the same
 #             run, alternating new and base builds twice, at VERSUS_SIZES (default 2048^3,
 #             4096^3, 8192^3, 4095x4095x4096) in the lesson's default layouts and dtypes: the
@@ -228,6 +234,20 @@ for k in sorted(new):
 PY
         done
         [ $bad = 0 ] && step_ok versus || step_fail versus "see versus.txt" ;;
+    tune)
+        bin="$BUILD/08_dispatch/run"
+        extra=${TUNE_EXTRA:-32x4096x4096,256x4096x4096,768x768x768,1536x1536x1536,3072x3072x3072,4096x11008x4096,96x8192x8192}
+        sizes="$(grep -v '^#' plots/data/shapes.txt | paste -sd,),$extra"
+        rm -f "$OUT/tune_08.txt" "$OUT/tune_suite.csv"
+        timeout 300 "$bin" --tune --tune-out "$OUT/tune_08.txt" --dtype fp16,bf16,fp32 --layout TN \
+            --size "$sizes" --iters 10 --warmup 2 > "$OUT/tune.txt" 2>&1
+        rc=$?
+        { echo "== --tuned --explain"; "$bin" --tuned "$OUT/tune_08.txt" --explain --dtype fp16,bf16,fp32 --size "$sizes"; } >> "$OUT/tune.txt" 2>&1 || rc=1
+        { echo "== default with the table and cuBLAS (--iters 10)"
+          timeout 200 "$bin" --tuned "$OUT/tune_08.txt" --variant default --dtype fp16,bf16,fp32 --size "$sizes" \
+              --iters 10 --csv "$OUT/tune_suite.csv"; } >> "$OUT/tune.txt" 2>&1 || rc=1
+        grep -E "problems tuned|FAIL|passed," "$OUT/tune.txt"
+        [ $rc = 0 ] && step_ok tune || step_fail tune "see tune.txt" ;;
     grade)
         ex_lessons=$(ls lessons/*/exercise/rubric.txt 2>/dev/null | sed 's|lessons/\([^/]*\)/.*|\1|' | tr '\n' ' ')
         BUILD=$BUILD GRADE_TIMEOUT=${GRADE_TIMEOUT:-120} bash tests/grade/grade_all.sh --check \

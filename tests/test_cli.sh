@@ -88,6 +88,30 @@ if [ -x "$BUILD/08_dispatch/run" ]; then
 fi
 if [ -x "$BUILD/01_naive/run" ]; then
     check "01 --explain refused" 2 "has no dispatcher" "$BUILD/01_naive/run" --explain
+    check "01 --tune refused" 2 "has no dispatcher to tune" "$BUILD/01_naive/run" --tune
+    check "01 --tuned refused" 2 "has no dispatcher to tune" "$BUILD/01_naive/run" --tuned x.txt
+    check "01 --tune-out alone" 2 "--tune-out needs --tune" "$BUILD/01_naive/run" --tune-out x.txt
+    check "01 --tune --variant" 2 "takes no --variant" "$BUILD/01_naive/run" --tune --variant default
+fi
+# --tuned FILE: lesson 08 reads the table before anything runs; --explain names the entry's line;
+# a bad table is one line and exit 2
+if [ -x "$BUILD/08_dispatch/run" ]; then
+    tdir=$(mktemp -d)
+    printf '# t\nfp16 TN 512 512 512 none -> 64x128x64_s3_splitk 2 C direct 0.5\n' > "$tdir/good.txt"
+    out=$("$BUILD/08_dispatch/run" --tuned "$tdir/good.txt" --explain --dtype fp16 --size 512x512x512,600x512x512 2>&1); rc=$?
+    if [ $rc = 0 ] && printf '%s' "$out" | grep -q "512x512x512 fp16 TN: 64x128x64_s3_splitk, K split 2 (tuned ($tdir/good.txt line 2))" &&
+        printf '%s' "$out" | grep -q "600x512x512 fp16 TN: .*(rule T"; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL 08 --tuned --explain (rc $rc): $out"; fi
+    printf 'fp16 TN 512 512 512 none -> 64x128x64_s3_splitk 2 C\n' > "$tdir/short.txt"
+    printf 'fp16 TN 512 512 512 none -> 512x512x64_s1 2 C direct 1\n' > "$tdir/name.txt"
+    printf 'fp16 NN 512 512 512 none -> 64x128x64_s3_splitk 2 C direct 1\n' > "$tdir/refuse.txt"
+    check "08 --tuned malformed" 2 "short.txt line 1: expected" "$BUILD/08_dispatch/run" --tuned "$tdir/short.txt" --explain
+    check "08 --tuned unknown name" 2 "unknown configuration '512x512x64_s1'" "$BUILD/08_dispatch/run" --tuned "$tdir/name.txt" --size 64x64x64
+    check "08 --tuned refusing entry" 2 "refuse.txt line 1: 64x128x64_s3_splitk refuses" "$BUILD/08_dispatch/run" --tuned "$tdir/refuse.txt" --size 64x64x64
+    check "08 --tuned missing file" 2 "cannot read" "$BUILD/08_dispatch/run" --tuned "$tdir/none.txt" --explain
+    # the entry's split-K tile cannot read A one element off: refused before any launch
+    check "08 --tuned entry vs --offset" 2 "which refuses this problem" "$BUILD/08_dispatch/run" --tuned "$tdir/good.txt" --variant default --dtype fp16 --size 512x512x512 --offset 1
+    rm -rf "$tdir"
 fi
 # --help names the lesson's own default operand order (lessons 01 and 02: TT; from 03 on: TN)
 # and says whether the lesson's variants take the epilogue options

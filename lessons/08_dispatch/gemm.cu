@@ -29,6 +29,9 @@
  *     tiles and stores fp32 partial sums to a workspace; splitk_reduce adds the splits in a
  *     fixed order and applies alpha, beta*C once. Small M uses 16- and 64-row tiles; small N
  *     the same tiles on C^T = B*A^T (the reduction writes C from the transposed slices).
+ *  6. Tuning (tune.h): --tune checks and times every candidate (configuration, K split,
+ *     orientation) per problem and prints the winner against default's pick and cuBLAS;
+ *     --tune-out FILE writes the winners as a table, --tuned FILE makes default run them.
  *
  * The variants: `default` (the dispatcher), then the registry's configurations in its order
  * (./run --list; the README's table). A configuration that needs more smem than the GPU
@@ -55,6 +58,7 @@
 #include "ptx.h"
 #include "plan.h"
 #include "dispatch.h"
+#include "tune.h"
 
 #define MMA_M 16
 #define MMA_N 8
@@ -822,15 +826,12 @@ static cudaError_t launch_cfg_index(int ci, const gemm_problem *p, cudaStream_t 
                       (float *)workspace(), s);
 }
 
-/* `default`: the dispatcher (dispatch.h: disp_choose) picks the configuration, its K split
- * and orientation for each problem, then launches it. Accepts every problem. */
-static cudaError_t launch_default(const gemm_problem *p, cudaStream_t s) {
-    disp_choice c;
+/* Runs choice c (disp_choose, disp_candidates or a tuned entry) on p: with rule R1's copies
+ * first when c.repack (A and B K-major into the workspace, the partial sums after them). */
+static cudaError_t run_choice(const gemm_problem *p, const disp_choice *c, cudaStream_t s) {
     const disp_device *d = current_device();
-    if (disp_choose(p, d, &c)) return cudaErrorInvalidValue;
     char *ws = workspace();
-    if (!c.repack) return run_config(c.cfg, p, c.split, c.transposed, d->sms, (float *)ws, s);
-    /* rule R1: A and B copied K-major into the workspace, the partial sums after them */
+    if (!c->repack) return run_config(c->cfg, p, c->split, c->transposed, d->sms, (float *)ws, s);
     if (!ws) return cudaErrorMemoryAllocation;
     gemm_problem q = disp_repacked(p);
     uint16_t *A2 = (uint16_t *)ws;
@@ -840,22 +841,122 @@ static cudaError_t launch_default(const gemm_problem *p, cudaStream_t s) {
     cudaError_t e = repack_launch(p->A, p->m, p->k, p->lda, p->a_kmajor, A2, (int)q.lda, s);
     if (e == cudaSuccess) e = repack_launch(p->B, p->n, p->k, p->ldb, p->b_kmajor, B2, (int)q.ldb, s);
     if (e != cudaSuccess) return e;
-    return run_config(c.cfg, &q, c.split, c.transposed, d->sms,
+    return run_config(c->cfg, &q, c->split, c->transposed, d->sms,
                       (float *)(ws + disp_repack_bytes(p->m, p->n, p->k)), s);
 }
-static const char *check_default(const gemm_problem *p) {
+
+/* --tuned FILE (tune.h): the table `default` looks problems up in first; empty without it. */
+static disp_tuned tuned_table;
+
+/* `default`: the dispatcher picks the configuration, its K split and orientation for each
+ * problem (the --tuned table's entry when it has one, else the rules: disp_choose_tuned),
+ * then launches it. Accepts every problem (a tuned entry that refuses p is refused before any
+ * launch, by check_default). */
+static cudaError_t launch_default(const gemm_problem *p, cudaStream_t s) {
     disp_choice c;
-    return disp_choose(p, current_device(), &c) ? "no configuration accepts this problem" : NULL;
+    int line;
+    char why[320];
+    if (disp_choose_tuned(p, current_device(), &tuned_table, &c, &line, why, sizeof why))
+        return cudaErrorInvalidValue;
+    return run_choice(p, &c, s);
+}
+static const char *check_default(const gemm_problem *p) {
+    static char why[320];
+    disp_choice c;
+    int line;
+    const int r = disp_choose_tuned(p, current_device(), &tuned_table, &c, &line, why, sizeof why);
+    return r == -2 ? why : r ? "no configuration accepts this problem" : NULL;
 }
 
 static int explain(const gemm_problem *p, char *buf, size_t len) {
     const disp_device *d = current_device();
     if (!p)
-        return snprintf(buf, len, "dispatch for %d SMs, %d KiB of smem per CTA%s", d->sms,
+        return snprintf(buf, len, "dispatch for %d SMs, %d KiB of smem per CTA%s%s%s", d->sms,
                         d->smem_optin / 1024,
-                        d->measured ? "" : " (no GPU: an H200 assumed, with the registry's CTAs per SM)");
-    return disp_explain(p, d, buf, len);
+                        d->measured ? "" : " (no GPU: an H200 assumed, with the registry's CTAs per SM)",
+                        tuned_table.path[0] ? "; tuned entries from " : "", tuned_table.path);
+    return disp_explain_tuned(p, d, &tuned_table, buf, len);
 }
+
+/* ---- the tuner (--tune, --tune-out, --tuned; common/harness.h) ------------------------------
+ * A candidate is a disp_choice (tune.h: disp_candidates), carried in harness_candidate.code as
+ * (cfg, split, transposed, repack). */
+static int tune_candidates(const gemm_problem *p, harness_candidate *out, int max) {
+    static disp_choice c[DISP_MAX_CANDIDATES];
+    const disp_device *d = current_device();
+    int n = disp_candidates(p, d, c, DISP_MAX_CANDIDATES);
+    if (n > DISP_MAX_CANDIDATES) n = DISP_MAX_CANDIDATES;
+    if (n > max) n = max;
+    disp_choice def;
+    int line = 0, have_def = 0;
+    char why[320];
+    have_def = !disp_choose_tuned(p, d, &tuned_table, &def, &line, why, sizeof why);
+    for (int i = 0; i < n; ++i) {
+        memset(&out[i], 0, sizeof out[i]);
+        disp_cand_name(&c[i], out[i].name, sizeof out[i].name);
+        out[i].code[0] = c[i].cfg;
+        out[i].code[1] = c[i].split;
+        out[i].code[2] = c[i].transposed;
+        out[i].code[3] = c[i].repack;
+        if (have_def && disp_same_run(&c[i], &def)) {
+            out[i].is_default = 1;
+            if (line) snprintf(out[i].note, sizeof out[i].note, "tuned (%.60s line %d)", tuned_table.path,
+                              line);
+            else if (def.rule < 0) snprintf(out[i].note, sizeof out[i].note, "fallback");
+            else snprintf(out[i].note, sizeof out[i].note, "rule %s%s", def.repack ? "R1 " : "",
+                          disp_rules[def.rule].id);
+        }
+    }
+    return n;
+}
+static disp_choice tune_choice(const harness_candidate *h) {
+    disp_choice c;
+    c.cfg = h->code[0];
+    c.split = h->code[1];
+    c.transposed = h->code[2];
+    c.repack = h->code[3];
+    c.rule = -1;
+    return c;
+}
+static cudaError_t tune_launch(const gemm_problem *p, const harness_candidate *h, cudaStream_t s) {
+    const disp_choice c = tune_choice(h);
+    return run_choice(p, &c, s);
+}
+static int tune_entry(const gemm_problem *p, const harness_candidate *h, double ms, char *buf,
+                      size_t len) {
+    const disp_choice c = tune_choice(h);
+    return disp_tuned_format(p, &c, ms, buf, len);
+}
+/* Reads FILE whole and checks it against the device (disp_tuned_load). */
+static int tune_load(const char *path, char *err, size_t len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, len, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *text = (char *)malloc(cap);
+    for (size_t r; text && (r = fread(text + n, 1, cap - n - 1, f)) > 0;) {
+        n += r;
+        if (n + 1 == cap) text = (char *)realloc(text, cap *= 2);
+    }
+    fclose(f);
+    if (!text) {
+        snprintf(err, len, "%s: out of memory", path);
+        return -1;
+    }
+    text[n] = '\0';
+    if (strlen(text) != n) {
+        free(text);
+        snprintf(err, len, "%s: not a text file (a NUL byte)", path);
+        return -1;
+    }
+    const int r = disp_tuned_load(text, path, current_device(), &tuned_table, err, len);
+    free(text);
+    return r;
+}
+static const harness_tuner tuner = {tune_candidates, tune_launch, tune_entry, DISP_TUNED_HEADER,
+                                    tune_load};
 
 #define CHECK_LAUNCH(i)                                                                           \
     static const char *check_##i(const gemm_problem *p) { return check_cfg(i, p); }               \
@@ -900,5 +1001,6 @@ int main(int argc, char **argv) {
     static const gemm_lesson lesson = {"08_dispatch", "Dispatch: a registry of kernels, one pick per problem",
                                        1 + DISP_NCONFIGS, variants, GEMM_LAYOUT_BIT(GEMM_TN)};
     harness_set_explain(explain);
+    harness_set_tuner(&tuner);
     return harness_main(argc, argv, &lesson);
 }
