@@ -798,6 +798,19 @@ LAY_HD static inline int lay_ldmatrix_src_at(int x, int trans, lay_layout op_tv,
     return lay_tv_crd2idx(op_tv, 32, t, w);
 }
 
+/* stmatrix.sync.aligned.m8n8.x{1,2,4}.b16 (PTX ISA 9.7.14.5.16, sm_90) is ldmatrix run the
+ * other way: lane l supplies the address of row l of the stack of x 8x8 matrices, and its
+ * registers hold the elements ldmatrix (no .trans) would have loaded into them. So its two TV
+ * layouts are ldmatrix's, in the compact form kernels evaluate (lay_tv_at, lay_tv_inverse_at):
+ *   lay_tv_stmatrix_rows(x)  (32 lanes, 8 halves) -> e: the row each lane addresses
+ *                            (= lay_tv_ldmatrix_src(x); x4: (32,8):(8,1))
+ *   lay_tv_stmatrix_regs(x)  (32 lanes, 2x halves) -> e: what each lane's registers hold, value v
+ *                            = half v%2 of register v/2 (= lay_tv_ldmatrix_dst(x, 0);
+ *                            x4: ((4,8),(2,4)):((2,8),(1,64)))
+ * e = col + 8*row, row = 8q + row of matrix q. */
+LAY_HD static inline lay_tv lay_tv_stmatrix_rows(int x) { return lay__tv_ldsm_src(x); }
+LAY_HD static inline lay_tv lay_tv_stmatrix_regs(int x) { return lay__tv_ldsm_dst(x, 0); }
+
 /* lay_tiled_ldmatrix_a_crd: the row address of the q-th ldmatrix.x{x}[.trans] of thread tid's
  * A fragment, as the (m, k) in the (BLK_M, BLK_K) CTA tile of the first of the 8 halves that
  * lane tid%32 supplies. The q-th load fills fragment values [2x*q, 2x*(q+1)) in the colex

@@ -3,7 +3,7 @@
  * Header-only CUDA C, the companion of ptx.h (which holds the sm_80 instructions: cp.async,
  * ldmatrix, mma.sync). Every wrapper is `static __device__ __forceinline__` and compiles to the
  * instruction it names; in SASS they show as SYNCS.* (mbarrier), UTMALDG / UTMASTG (TMA),
- * HGMMA (wgmma), USETMAXREG (setmaxnreg). wgmma and setmaxnreg exist only in the
+ * HGMMA (wgmma), USETMAXREG (setmaxnreg), STSM (stmatrix). wgmma and setmaxnreg exist only in the
  * architecture-specific target sm_90a (`-gencode arch=compute_90a,code=sm_90a`).
  *
  * PTX ISA sections (version 9.x numbering) these follow:
@@ -18,6 +18,8 @@
  *                                      9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-
  *                                      Accumulate Instructions" (9.7.15.5.1 the descriptor)
  *   setmaxnreg                         9.7.19.5 "Miscellaneous Instructions: setmaxnreg"
+ *   stmatrix                           9.7.14.5.16 "Warp-level matrix store instruction:
+ *                                      stmatrix"
  *
  * Words used below. A warpgroup is 4 consecutive warps whose first warp index is a multiple of
  * 4 (128 threads); wgmma is issued by all of them together. The async proxy is the path the TMA
@@ -144,6 +146,20 @@ static __device__ __forceinline__ void ptx_bar_arrive(uint32_t id, uint32_t nthr
 /* st.shared.b32 [addr], v;  a 4-byte store to a 32-bit shared-window address. */
 static __device__ __forceinline__ void ptx_st_shared_b32(uint32_t addr, uint32_t v) {
     asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
+/* stmatrix.sync.aligned.m8n8.x4.shared.b16 [addr], {r0, r1, r2, r3};  (PTX ISA 9.7.14.5.16
+ * "Warp-level matrix store instruction: stmatrix", sm_90) the warp stores four 8x8 matrices of
+ * 16-bit elements: lane l gives the shared-memory address of row l%8 of matrix l/8 (16
+ * contiguous bytes, 16-byte aligned), and register q of lane l holds elements (l/4, 2(l%4))
+ * and (l/4, 2(l%4)+1) of matrix q, low half first: ldmatrix's fragment, moved the other way
+ * (common/layout_tv.h: lay_tv_stmatrix_rows / lay_tv_stmatrix_regs). Every lane of the warp
+ * must execute it (.aligned). */
+static __device__ __forceinline__ void ptx_stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1,
+                                                       uint32_t r2, uint32_t r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
 }
 
 /* ---- TMA: bulk tensor copies ---------------------------------------------------------------- */

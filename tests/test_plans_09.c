@@ -11,6 +11,10 @@
  *     swizzle Sw<3,3,3> in element units;
  *   - the K slices the descriptors address (32-byte steps) hold elements 16*kk .. 16*kk+15;
  *   - the grouped rasterization is a bijection over the tiles for any group size;
+ *   - the stmatrix epilogue: the stmatrix layouts of layout_tv.h are the PTX ISA's, every
+ *     register half a warp stores lands where the wgmma fragment has the accumulator the
+ *     kernel puts there, each box of the slab is written exactly once, without bank conflicts,
+ *     and the two staging boxes are never written while a TMA store may still read them;
  *   - ping-pong: over all persistent CTAs (clusters) and both consumers, every tile is
  *     computed exactly once and a CTA's items alternate between the consumers; the turn
  *     protocol, played through with the semantics of named barriers (bar.sync / bar.arrive on
@@ -403,4 +407,128 @@ Test(pingpong, model_catches_broken_protocols) {
     /* item 0 waits too: nobody ever gives it the turn */
     cr_assert_eq(pp_play(2, 0, pp_waits_all, p9_pp_hands_turn, &sim), -1);
     cr_assert(strstr(sim.err, "deadlock"), "%s", sim.err);
+}
+
+/* ---- the stmatrix epilogue (step 9) ---------------------------------------------------- */
+
+/* PTX ISA 9.7.14.5.16 (stmatrix, .m8n8, .b16), written out: lane l addresses row l%8 of matrix
+ * l/8; half h of register q of lane l is element (l/4, 2(l%4)+h) of matrix q. As stack
+ * elements e = col + 8*row, row = 8q + row of matrix q. */
+static int ptx_stsm_row_elem(int lane, int col) { return col + 8 * (8 * (lane / 8) + lane % 8); }
+static int ptx_stsm_reg_elem(int lane, int vv) {
+    return 2 * (lane % 4) + vv % 2 + 8 * (8 * (vv / 2) + lane / 4);
+}
+
+Test(stsm_epilogue, layouts_are_the_ptx_description) {
+    const lay_tv rows = lay_tv_stmatrix_rows(4), regs = lay_tv_stmatrix_regs(4);
+    for (int l = 0; l < 32; ++l) {
+        for (int c = 0; c < 8; ++c) cr_assert_eq(lay_tv_at(&rows, l, c), ptx_stsm_row_elem(l, c));
+        for (int vv = 0; vv < 8; ++vv)
+            cr_assert_eq(lay_tv_at(&regs, l, vv), ptx_stsm_reg_elem(l, vv), "l=%d vv=%d", l, vv);
+    }
+}
+
+/* Where stmatrix j of thread t's warp writes stack element e: the row address that lane e/8
+ * gives (found through the rows layout), e%8 columns on. */
+static void stsm_dest_mn(int t, int j, int e, int *m, int *n) {
+    const lay_tv rows = lay_tv_stmatrix_rows(4);
+    for (int l = 0; l < 32; ++l)
+        for (int c = 0; c < 8; ++c)
+            if (lay_tv_at(&rows, l, c) == e) {
+                p9_stsm_thr_mn(32 * (t / 32) + l, m, n);
+                *n += 16 * j + c;
+                return;
+            }
+    *m = *n = -1;
+}
+
+Test(stsm_epilogue, registers_land_on_their_accumulators) {
+    const lay_layout tv = p9_tv_acc();
+    const lay_tv regs = lay_tv_stmatrix_regs(4);
+    for (int t = 0; t < 128; ++t) {
+        int seen[128] = {0};
+        for (int j = 0; j < 16; ++j)
+            for (int vv = 0; vv < 8; ++vv) {
+                const int v = p9_stsm_acc_v(j, vv);
+                cr_assert(v >= 0 && v < 128, "j=%d vv=%d: v=%d", j, vv, v);
+                seen[v]++;
+                /* the register pair is a column pair of one row: add_beta_c and pack2 */
+                if (vv % 2 == 0) {
+                    cr_assert_eq(v % 2, 0);
+                    cr_assert_eq(p9_stsm_acc_v(j, vv + 1), v + 1);
+                }
+                int m, n;
+                stsm_dest_mn(t, j, lay_tv_at(&regs, t % 32, vv), &m, &n);
+                const lay_off crd[2] = {t, v};
+                cr_assert_eq(lay_crd2idx_modes(tv, crd), m + 64 * n,
+                             "t=%d j=%d vv=%d: acc v=%d at %lld, stmatrix writes (%d,%d)", t, j, vv,
+                             v, lay_crd2idx_modes(tv, crd), m, n);
+            }
+        for (int v = 0; v < 128; ++v)
+            cr_assert_eq(seen[v], 1, "t=%d: value %d stored %d times", t, v, seen[v]);
+    }
+}
+
+Test(stsm_epilogue, boxes_written_once_without_bank_conflicts) {
+    const lay_swizzled box = p9_smem_tile_bytes(P9_WG_M);
+    static unsigned char hit[P9_EPI_CHUNKS][P9_EPI_BOX_BYTES];
+    memset(hit, 0, sizeof hit);
+    for (int w = 0; w < 4; ++w)
+        for (int j = 0; j < 16; ++j)
+            for (int mat = 0; mat < 4; ++mat) {
+                int groups = 0;
+                for (int r = 0; r < 8; ++r) {
+                    const int t = 32 * w + 8 * mat + r;
+                    int m, n;
+                    p9_stsm_thr_mn(t, &m, &n);
+                    n += 16 * j;
+                    cr_assert(m >= 0 && m < 64 && n >= 0 && n < 256 && n % 8 == 0);
+                    cr_assert_eq(n / 64, j / 4, "stmatrix %d leaves its chunk", j);
+                    const lay_off o = lay_swizzled_crd2idx2(box, m, n % 64);
+                    cr_assert(o % 16 == 0 && o >= 0 && o + 16 <= P9_EPI_BOX_BYTES);
+                    for (int b = 0; b < 16; ++b) hit[j / 4][o + b]++;
+                    groups |= 1 << ((o / 16) % 8);
+                }
+                /* the 8 rows of one 8x8 matrix cover all 32 banks: one wavefront */
+                cr_assert_eq(groups, 0xFF, "w=%d j=%d matrix %d: bank groups %x", w, j, mat,
+                             groups);
+            }
+    for (int q = 0; q < P9_EPI_CHUNKS; ++q)
+        for (int b = 0; b < P9_EPI_BOX_BYTES; ++b)
+            cr_assert_eq(hit[q][b], 1, "chunk %d byte %d written %d times", q, b, hit[q][b]);
+}
+
+/* The staging protocol of epilogue_stsm (gemm.cu), played through over several tiles with the
+ * latest completion a TMA store may have: its read of a box ends only when the issuing thread
+ * waits (wait_group.read 0). Returns -1 if a box is written while a store may read it; counts
+ * the chunks written while the previous chunk's store was still reading (the overlap). */
+static int epi_play(int tiles, int bufs, int wait_in_loop, int *overlap) {
+    int reading[P9_EPI_BUFS + 1] = {0}; /* per box: a store issued and not waited for */
+    *overlap = 0;
+    for (int tile = 0; tile < tiles; ++tile) {
+        for (int b = 0; b < bufs; ++b) reading[b] = 0; /* wait_read 0; barrier */
+        for (int q = 0; q < P9_EPI_CHUNKS; ++q) {
+            const int b = bufs == P9_EPI_BUFS ? p9_epi_buf(q) : q % bufs;
+            if (reading[b]) return -1; /* written while a store may read it */
+            for (int o = 0; o < bufs; ++o) *overlap += o != b && reading[o];
+            if (wait_in_loop)
+                for (int o = 0; o < bufs; ++o) reading[o] = 0; /* wait_read 0; barrier */
+            reading[b] = 1;                                    /* store chunk q, commit */
+        }
+    }
+    return 0;
+}
+
+Test(stsm_epilogue, staging_protocol) {
+    int overlap;
+    for (int tiles = 1; tiles <= 5; ++tiles) {
+        cr_assert_eq(epi_play(tiles, P9_EPI_BUFS, 1, &overlap), 0, "%d tiles", tiles);
+        /* each chunk after the first of a tile is written while its predecessor's store reads */
+        cr_assert_eq(overlap, tiles * (P9_EPI_CHUNKS - 1), "%d tiles: overlap %d", tiles, overlap);
+    }
+    /* the model catches a broken protocol: no wait between chunks, or one box for all */
+    cr_assert_eq(epi_play(1, P9_EPI_BUFS, 0, &overlap), -1);
+    cr_assert_eq(epi_play(1, 1, 1, &overlap), -1);
+    cr_assert_eq(P9_EPI_CHUNKS * P9_EPI_BOX_BYTES, 64 * 256 * 2);    /* the whole slab */
+    cr_assert_eq(P9_EPI_BUFS * P9_EPI_BOX_BYTES, P9_WG_M * 128 * 2); /* one C staging tile */
 }

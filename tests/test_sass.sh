@@ -4,7 +4,8 @@
 #   04+: LDGSTS (cp.async);  05+: HMMA and LDSM (Tensor Cores through ldmatrix)
 #   07-08: 16-byte global stores (STG.E.128: the epilogue staged through smem)
 #   09: HGMMA (wgmma), UTMALDG / UTMASTG (TMA loads and stores), SYNCS (mbarrier),
-#       USETMAXREG (setmaxnreg), BAR.ARV (the ping-pong hand-over), none of the sm_80 path
+#       USETMAXREG (setmaxnreg), BAR.ARV (the ping-pong hand-over), STSM (stmatrix, step 9's
+#       epilogue), none of the sm_80 path
 #       (HMMA, LDSM, LDGSTS), and no warp-specialized kernel whose wgmma ptxas serialized
 #       (its performance warning C7518)
 #   04-08: the default kernels' main loops within tests/sass_budget.txt (tests/sass_loops.py:
@@ -94,6 +95,7 @@ for l in "$@"; do
             expect "$l" "$arch" "waits on mbarriers" 'SYNCS\.PHASECHK' 1 "$f"
             expect "$l" "$arch" "reallocates registers" 'USETMAXREG' 1 "$f"
             expect "$l" "$arch" "hands turns on with bar.arrive" 'BAR\.ARV' 1 "$f"
+            expect "$l" "$arch" "stores the fragment with stmatrix" '\bSTSM' 1 "$f"
             expect "$l" "$arch" "no mma.sync / ldmatrix / cp.async" '\b(HMMA|LDSM|LDGSTS)\b' 0 "$f"
         fi
     done

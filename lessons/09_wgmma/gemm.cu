@@ -29,6 +29,10 @@
  *   ws_pingpong       + the two consumers work on different (64,256) tiles and take turns:
  *                     while one runs its wgmma main loop, the other stores its last tile, so
  *                     the Tensor Cores no longer idle during the epilogue.
+ *   ws_stmatrix_epi   ws_cluster2 with a shorter gap between two tiles' wgmma: the fragment
+ *                     goes to smem by stmatrix, in four (64,64) chunks through two staging
+ *                     boxes (the TMA store of one chunk overlaps the writes of the next), and
+ *                     the first wgmma of a tile zeroes the accumulators (scale-d = 0).
  * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
  * stored with clipped TMA stores, or from the registers with predication when ldc or C's
  * alignment rule TMA out.
@@ -89,7 +93,9 @@ enum {
  *               its registers to the consumers), warpgroups 1.. are the consumers
  * PERSIST    1: CTAs (clusters) walk tiles blockIdx.x, +gridDim.x, ... (needs WS)
  * EPI_TMA    1: C leaves through smem and TMA stores when a.c_tma (else, and with 0, it is
- *               stored from the registers)
+ *               stored from the registers);
+ *            2: the same through stmatrix and two staging boxes per consumer, and the
+ *               accumulators are zeroed by the tile's first wgmma, not by register moves
  * CLUSTER    CTAs per thread-block cluster along M (1 or 2): the CTAs of a cluster compute
  *            vertically adjacent tiles that need the same B tile; each loads 256/CLUSTER of
  *            its rows and multicasts them into the smem of every CTA of the cluster.
@@ -197,10 +203,11 @@ template <class CFG> static __device__ __forceinline__ void release(const pipe<C
  * has finished reading its stage, and every warp's lane 0 then releases that stage
  * (release_prev = 0 for a tile's first K tile). With one stage there is nothing to overlap:
  * wait for this group and release its stage at once. `slab`: which 64 rows of the stage's A
- * tile (the consumer's index; 0 in ping-pong, where the A tile has 64 rows). */
+ * tile (the consumer's index; 0 in ping-pong, where the A tile has 64 rows). zero_acc: the
+ * first wgmma computes D = A*B (scale-d 0), so acc need not be zeroed before (step 9). */
 template <int BF16, class CFG>
 static __device__ __forceinline__ void consume(const pipe<CFG> &p, int it, int slab, float *acc,
-                                               int release_prev) {
+                                               int release_prev, int zero_acc = 0) {
     const int s = it % CFG::STAGES;
     ptx_mbar_wait(p.full(s), (it / CFG::STAGES) & 1);
     const uint64_t da = ptx_wgmma_desc_sw128(p.a(s) + slab * P9_WG_M * P9_ROW_BYTES);
@@ -210,9 +217,9 @@ static __device__ __forceinline__ void consume(const pipe<CFG> &p, int it, int s
     for (int kk = 0; kk < P9_BLK_K / P9_MMA_K; ++kk) {
         /* +2 in the descriptor = +32 bytes = the next 16 elements of every row */
         if (BF16)
-            ptx_wgmma_m64n256k16_bf16(acc, da + 2 * kk, db + 2 * kk, 1);
+            ptx_wgmma_m64n256k16_bf16(acc, da + 2 * kk, db + 2 * kk, kk > 0 || !zero_acc);
         else
-            ptx_wgmma_m64n256k16_f16(acc, da + 2 * kk, db + 2 * kk, 1);
+            ptx_wgmma_m64n256k16_f16(acc, da + 2 * kk, db + 2 * kk, kk > 0 || !zero_acc);
     }
     ptx_wgmma_commit();
     if (CFG::STAGES > 1) {
@@ -343,13 +350,89 @@ static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float 
     }
 }
 
+/* ---- epilogue through stmatrix, two staging boxes and TMA stores (step 9) -----------------
+ * The warpgroup's (64,256) slab leaves in four (64,64) chunks, chunk q through staging box
+ * q % 2 (plan.h, p9_epi_*), so that the TMA store of chunk q-1 reads one box while the
+ * warpgroup writes chunk q into the other: no wait for a store in the middle of the epilogue.
+ * Each warp writes a chunk with 4 stmatrix.x4 (16 rows x 16 columns each, j = 4q .. 4q+3):
+ * lane l addresses row (mr, nr + 16j) of the slab (p9_stsm_thr_mn), register i holds the
+ * accumulators p9_stsm_acc_v(j, 2i), p9_stsm_acc_v(j, 2i+1) (columns n, n+1 of one row),
+ * scaled and rounded. The box is 128-byte swizzled as TMA reads it (p9_smem_tile_bytes): the
+ * 8 rows of each 8x8 matrix land in 8 different 16-byte bank groups. The thread that issues
+ * the stores waits, before the barrier after each chunk's writes, until its earlier stores
+ * have read their boxes (cp.async.bulk.wait_group.read 0), which frees the box of the next
+ * chunk; at the start it waits for the last tile's. beta != 0 reads C from global memory at
+ * each pair's (m, n) from the accumulator layout (add_beta_c; a.c_tma implies a.c_pairs). */
+/* One chunk q of epilogue_stsm: the warp's 4 stmatrix j = 4q .. 4q+3 into the box at `buf`;
+ * row[jj]: this thread's row address in the box for stmatrix 4q + jj (the same in every
+ * chunk). BETA 0: C is not read (beta == 0: C may hold NaN), so the loop carries no test. */
+template <int BF16, int BETA>
+static __device__ __forceinline__ void stsm_chunk(const kargs &a, const float *acc, int q,
+                                                  uint32_t buf, const uint32_t *row, int gm0,
+                                                  int gn0) {
+#pragma unroll
+    for (int jj = 0; jj < 4; ++jj) {
+        const int j = 4 * q + jj;
+        uint32_t r[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int v = p9_stsm_acc_v(j, 2 * i), w = p9_stsm_acc_v(j, 2 * i + 1);
+            float x = a.alpha * acc[v], y = a.alpha * acc[w];
+            if (BETA) {
+                int mv, nv;
+                p9_acc_val_mn(v, &mv, &nv);
+                const int gm = gm0 + mv, gn = gn0 + nv;
+                if (gm < a.M && gn < a.N)
+                    add_beta_c<BF16>(a, a.C + (long long)gm * a.ldc + gn, gn, &x, &y);
+            }
+            r[i] = pack2<BF16>(x, y);
+        }
+        ptx_stmatrix_x4(buf + row[jj], r[0], r[1], r[2], r[3]);
+    }
+}
+
+template <int BF16>
+static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float *acc, int m0,
+                                                     int n0, uint32_t stage, int c,
+                                                     const CUtensorMap *tmC) {
+    const int t = threadIdx.x % 128;
+    int mr, nr, mt, nt;
+    p9_stsm_thr_mn(t, &mr, &nr); /* the row this thread addresses in stmatrix j = 0 */
+    p9_acc_thr_mn(t, &mt, &nt);  /* its fragment's origin (for beta's reads of C) */
+    const lay_swizzled box = p9_smem_tile_bytes(P9_WG_M);
+    uint32_t row[4]; /* stmatrix 4q + jj: the row's column in chunk q's box is (nr + 16jj) % 64 */
+#pragma unroll
+    for (int jj = 0; jj < 4; ++jj)
+        row[jj] = (uint32_t)lay_swizzled_crd2idx2(box, mr, (nr + 16 * jj) % 64);
+    if (t == 0) ptx_tma_store_wait_read0();
+    ptx_bar_sync(BAR_EPI + c, 128);
+#pragma unroll
+    for (int q = 0; q < P9_EPI_CHUNKS; ++q) {
+        const uint32_t buf = stage + p9_epi_buf(q) * P9_EPI_BOX_BYTES;
+        if (a.beta == 0.0f)
+            stsm_chunk<BF16, 0>(a, acc, q, buf, row, m0 + mt, n0 + nt);
+        else
+            stsm_chunk<BF16, 1>(a, acc, q, buf, row, m0 + mt, n0 + nt);
+        ptx_fence_proxy_async_smem();
+        if (t == 0) ptx_tma_store_wait_read0(); /* chunk q-1's store has read the other box */
+        ptx_bar_sync(BAR_EPI + c, 128);
+        if (t == 0) {
+            const int col = n0 + 64 * q;
+            if (m0 < a.M && col < a.N) ptx_tma_store_2d(tmC, col, m0, buf);
+            ptx_tma_store_commit();
+        }
+    }
+}
+
 /* Stores the warpgroup's (64,256) tile of C at (m0, n0): through its staging tile and TMA
  * stores when the configuration and C allow (a.c_tma), else from the registers. */
 template <int BF16, class CFG>
 static __device__ __forceinline__ void store_tile(const kargs &a, const float *acc, int m0,
                                                   int n0, const pipe<CFG> &p, int c,
                                                   const CUtensorMap *tmC) {
-    if (CFG::EPI_TMA && a.c_tma)
+    if (CFG::EPI_TMA == 2 && a.c_tma)
+        epilogue_stsm<BF16>(a, acc, m0, n0, p.cstage(c), c, tmC);
+    else if (CFG::EPI_TMA && a.c_tma)
         epilogue_tma<BF16>(a, acc, m0, n0, p.cstage(c), c, tmC);
     else
         epilogue_direct<BF16>(a, acc, m0, n0);
@@ -374,10 +457,12 @@ static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, 
         if (!CFG::WS && threadIdx.x == 0) /* prologue: fill the ring */
             for (int kt = 0; kt < CFG::STAGES && kt < a.ktiles; ++kt)
                 produce(p, kt, kt, tm, tn, rank, tmA, tmB);
+        if (CFG::EPI_TMA != 2) { /* step 9: the first wgmma zeroes them (K >= 1) */
 #pragma unroll
-        for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+            for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+        }
         for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
-            consume<BF16>(p, it, c, acc, kt > 0);
+            consume<BF16>(p, it, c, acc, kt > 0, CFG::EPI_TMA == 2 && kt == 0);
             /* without a producer warpgroup, thread 0 refills the stage just released */
             const int refill = CFG::STAGES > 1 ? kt - 1 + CFG::STAGES : kt + 1;
             if (!CFG::WS && threadIdx.x == 0 && (CFG::STAGES == 1 || kt > 0) &&
@@ -604,6 +689,9 @@ typedef cfg<2, 4, 1, 1, 1, 2> cfg_ws_cluster2;
 /* ping-pong: stages of 40 KiB (A (64,64) + B (256,64)); 4 of them and two C staging tiles
  * make 193 KiB (a fifth stage would need 233 KiB, past the 227 KiB a CTA may have) */
 typedef cfg<2, 4, 1, 1, 1, 2, 1> cfg_ws_pingpong;
+/* step 9: ws_cluster2's stages and smem (the two staging boxes of a consumer are its 16 KiB
+ * staging tile), stmatrix epilogue */
+typedef cfg<2, 4, 1, 1, 2, 2> cfg_ws_stmatrix_epi;
 #define LAUNCH(name)                                                                   \
     static cudaError_t launch_##name(const gemm_problem *p, cudaStream_t s) {          \
         return launch_cfg<cfg_##name>(p, s);                                           \
@@ -616,6 +704,7 @@ LAUNCH(ws_persistent)
 LAUNCH(ws_persistent_tma_store)
 LAUNCH(ws_cluster2)
 LAUNCH(ws_pingpong)
+LAUNCH(ws_stmatrix_epi)
 #undef LAUNCH
 
 /* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
@@ -665,6 +754,7 @@ static const gemm_variant variants[] = {
     V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
     V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
     V(ws_pingpong, "ws_cluster2 with each consumer on its own 64x256 tile, main loops taking turns"),
+    V(ws_stmatrix_epi, "ws_cluster2 with a stmatrix epilogue in 4 chunks through 2 staging boxes, acc zeroed by wgmma"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",

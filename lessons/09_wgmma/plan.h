@@ -11,6 +11,8 @@
  *                 take vertically adjacent tiles of one work item
  *   ping-pong     a CTA's work items alternate between its two consumer warpgroups, whose
  *                 main loops take turns (p9_pp_*)
+ *   stmatrix      the epilogue of step 9: which accumulators each stmatrix register holds,
+ *                 the row each lane addresses, the two staging boxes (p9_stsm_*, p9_epi_*)
  */
 #ifndef LESSON09_PLAN_H
 #define LESSON09_PLAN_H
@@ -119,6 +121,66 @@ P9_HD static inline void p9_cluster_tile(int w, int rank, int cluster, int tiles
 P9_HD static inline int p9_work_items(int nwork, int first, int step) {
     return first < nwork ? (nwork - first + step - 1) / step : 0;
 }
+
+/* ---- the stmatrix epilogue (step 9) -------------------------------------------------------
+ * One stmatrix.x4 stores a warp's 16 rows x 16 columns of the slab as four 8x8 matrices, the
+ * "stack" of common/layout_tv.h (e = col + 8*row, row = 8q + row of matrix q). The stack is
+ * placed in the block with matrix q on rows 8*(q%2).., columns 8*(q/2)..:
+ *   (8,8,2,2):(64,1,8,512)      stack element e -> m + 64*n in the block
+ * (col -> n+1, row -> m+1, q%2 -> m+8, q/2 -> n+8). The j-th stmatrix of a warp (j = 0..15)
+ * stores columns 16j .. 16j+15 of its rows. With this placement the stmatrix register layout
+ * (lay_tv_stmatrix_regs) picks the accumulators in their own order: the value whose slab
+ * position a register half must hold is found by inverting the accumulator's value layout
+ * (p9_stsm_acc_v); tests/test_plans_09.c checks every (thread, j, value) against p9_tv_acc and
+ * the stmatrix semantics of PTX ISA 9.7.14.5.16. */
+P9_HD static inline lay_tv p9_stsm_stack(void) {
+    const int s[4] = {8, 8, 2, 2}, d[4] = {64, 1, 8, 512};
+    return lay__tv(4, 0, s, d);
+}
+/* stack element e -> its offset m + 64*n in the warp's (16,16) block of stmatrix j = 0 */
+P9_HD static inline int p9_stsm_block(int e) {
+    const lay_tv st = p9_stsm_stack();
+    return lay_tv_at(&st, e, 0);
+}
+/* (m, n) in the warpgroup's (64,256) slab of the row whose address thread t (0..127) gives to
+ * the warp's stmatrix j = 0 (stmatrix j: column n + 16j): the warp's origin from the
+ * accumulator's thread layout (its lane 0), plus the row of the stack the lane addresses. */
+P9_HD static inline void p9_stsm_thr_mn(int t, int *m, int *n) {
+    const lay_tv rows = lay_tv_stmatrix_rows(4);
+    p9_acc_thr_mn(t - t % 32, m, n);
+    const int b = p9_stsm_block(lay_tv_at(&rows, t % 32, 0));
+    *m += b % P9_WG_M;
+    *n += b / P9_WG_M;
+}
+/* The accumulator value (index into the 128 of p9_tv_acc) that half vv % 2 of register vv / 2
+ * of the warp's stmatrix j holds: the register layout's value part (vv; thread 0) placed in
+ * the block, moved to columns 16j.., and inverted through the accumulator's value layout. With
+ * constant j and vv it folds to a constant. */
+P9_HD static inline int p9_stsm_acc_v(int j, int vv) {
+    const lay_tv regs = lay_tv_stmatrix_regs(4);
+    const lay_layout val = p9_tv_acc_val();
+    const lay_tv accv = lay__tv(0, 3, val.shape, val.stride);
+    const int off = p9_stsm_block(lay_tv_at(&regs, 0, vv)) + P9_WG_M * 16 * j;
+    int t, v;
+    lay_tv_inverse_at(&accv, off, &t, &v);
+    return v;
+}
+
+/* The slab leaves in P9_EPI_CHUNKS chunks of (64,64) (columns 64q .. 64q+63: stmatrix j =
+ * 4q .. 4q+3), one TMA store each, through P9_EPI_BUFS staging boxes used in turn: chunk q is
+ * written into box p9_epi_buf(q) while the store of chunk q-1 still reads the other one. The
+ * protocol, for the thread that issues the stores (the others only write and meet at the
+ * warpgroup's barrier):
+ *   wait_read 0; barrier;                         both boxes free (the last tile's stores read)
+ *   for q: all write chunk q into box q%2; fence.proxy.async;
+ *          wait_read 0 (the store of chunk q-1, in the other box, has read it); barrier;
+ *          store chunk q, commit
+ * so a box is written only after the store that last read it has finished reading
+ * (tests/test_plans_09.c plays it through). */
+#define P9_EPI_CHUNKS 4
+#define P9_EPI_BUFS 2
+#define P9_EPI_BOX_BYTES (P9_WG_M * P9_ROW_BYTES) /* one (64,64) 16-bit box: 8 KiB */
+P9_HD static inline int p9_epi_buf(int q) { return q % P9_EPI_BUFS; }
 
 /* ---- ping-pong: the CTA's work items, j = 0 .. n-1 in the producer's order, alternate
  * between the two consumer warpgroups. Item j (work item first + j*step) is computed by
