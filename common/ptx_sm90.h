@@ -34,6 +34,8 @@
 
 #include <stdint.h>
 
+#include "ptx.h" /* ptx_smem_u32, ptx_st_shared_b32 */
+
 #if defined(__CUDACC__)
 
 /* ---- mbarrier ----------------------------------------------------------------------------- */
@@ -143,10 +145,7 @@ static __device__ __forceinline__ void ptx_bar_arrive(uint32_t id, uint32_t nthr
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(nthreads) : "memory");
 }
 
-/* st.shared.b32 [addr], v;  a 4-byte store to a 32-bit shared-window address. */
-static __device__ __forceinline__ void ptx_st_shared_b32(uint32_t addr, uint32_t v) {
-    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
-}
+/* ptx_st_shared_b32 (a 4-byte store to a shared-window address): common/ptx.h. */
 
 /* stmatrix.sync.aligned.m8n8.x4.shared.b16 [addr], {r0, r1, r2, r3};  (PTX ISA 9.7.14.5.16
  * "Warp-level matrix store instruction: stmatrix", sm_90) the warp stores four 8x8 matrices of

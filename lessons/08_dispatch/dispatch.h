@@ -189,6 +189,24 @@ static inline int disp_fast_path(const gemm_problem *p) {
            ((uintptr_t)p->A & 15) == 0 && ((uintptr_t)p->B & 15) == 0;
 }
 
+/* Why p cannot take the 16-byte copy path (disp_fast_path is 0), as a short phrase for
+ * --explain, e.g. "lda = 127 is not a multiple of 8"; "" when it can. */
+static inline const char *disp_slow_reason(const gemm_problem *p, char *buf, size_t len) {
+    if (!p->a_kmajor || !p->b_kmajor)
+        snprintf(buf, len, "%s not K-major",
+                 !p->a_kmajor && !p->b_kmajor ? "A and B"
+                 : !p->a_kmajor               ? "A"
+                                              : "B");
+    else if (p->lda % 8 != 0)
+        snprintf(buf, len, "lda = %lld is not a multiple of 8", (long long)p->lda);
+    else if (p->ldb % 8 != 0)
+        snprintf(buf, len, "ldb = %lld is not a multiple of 8", (long long)p->ldb);
+    else if (((uintptr_t)p->A & 15) || ((uintptr_t)p->B & 15))
+        snprintf(buf, len, "A or B not 16-byte aligned");
+    else snprintf(buf, len, "%s", "");
+    return buf;
+}
+
 /* Why configuration c cannot compute problem p exactly with a K split of `split` (1: none) on
  * device d, as one line into buf; NULL when it can. Checked before any launch: by the variant
  * (its check callback, with the split disp_split_for picks), by the dispatcher for every
@@ -546,7 +564,10 @@ static inline int disp_explain(const gemm_problem *p, const disp_device *d, char
     char split[48] = "";
     if (c.split > 1) snprintf(split, sizeof split, ", K split %d", c.split);
     const char *tr = c.transposed ? ", on C^T = B*A^T" : "";
-    const char *rp = c.repack ? "A and B copied K-major (rule R1), then " : "";
+    char why[64], rp[128] = "";
+    if (c.repack)
+        snprintf(rp, sizeof rp, "A and B copied K-major (rule R1: %s), then ",
+                 disp_slow_reason(p, why, sizeof why));
     if (c.rule < 0)
         return snprintf(buf, len, "%s%s%s (fallback: the first configuration that accepts it)",
                         disp_configs[c.cfg].name, split, tr);
