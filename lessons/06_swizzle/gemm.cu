@@ -123,9 +123,12 @@ static __device__ __forceinline__ tile_consts tile_plan(void) {
 
 /* The predicated copies lo..hi-1 of K tile kt into stage st (edge tiles, and the last K
  * tile): kb bytes of each chunk lie inside K (the same for all: one chunk column), rows
- * outside A/B get 0 bytes from `safe`; a chunk that ends its row partly (0 < kb < 16, K % 8
- * != 0) goes through ptx_copy16_zfill's register path. */
-template <int BM, int BN, int BK, int NT>
+ * outside A/B get 0 bytes from `safe`. KTAIL = 1 (the kernel for K % 8 != 0): a chunk that
+ * ends its row partly (0 < kb < 16) goes through ptx_copy16_zfill's register path. With
+ * K % 8 == 0 a chunk is whole or empty, so KTAIL = 0 keeps every copy one cp.async (a
+ * separate instantiation: the register path's code alone, never run there, changes how
+ * ptxas allocates the main loop; lesson 05 README, notes/perf.md run 11-3). */
+template <int BM, int BN, int BK, int NT, int KTAIL>
 static __device__ __forceinline__ void copy_range(const copy_state *cs, const tile_consts *tc,
                                                   int lo, int hi, int st, int kt, int K,
                                                   const uint16_t *safe) {
@@ -146,12 +149,14 @@ static __device__ __forceinline__ void copy_range(const copy_state *cs, const ti
         if (c < lo || c >= hi) continue; /* compile-time after unrolling */
         if (c < NA) {
             const int n = c * RSTEP < cs->a_rows ? kb : 0;
-            ptx_copy16_zfill(da + c * STEP_B, n ? pa : safe, n);
+            if (KTAIL) ptx_copy16_zfill(da + c * STEP_B, n ? pa : safe, n);
+            else       ptx_cp_async_cg16(da + c * STEP_B, n ? pa : safe, n);
             pa += cs->a_step;
         } else {
             const int i = c - NA;
             const int n = i * RSTEP < cs->b_rows ? kb : 0;
-            ptx_copy16_zfill(db + i * STEP_B, n ? pb : safe, n);
+            if (KTAIL) ptx_copy16_zfill(db + i * STEP_B, n ? pb : safe, n);
+            else       ptx_cp_async_cg16(db + i * STEP_B, n ? pb : safe, n);
             pb += cs->b_step;
         }
     }
@@ -234,7 +239,8 @@ static __device__ __forceinline__ void mma_kstep(float acc[MI][NI][4], const uin
  *                   is the last and `more` says one follows), then the MMAs of k-step kk
  * INTERIOR (a constant): K tile ktl lies inside A and B (unpredicated copies), and a next K
  * tile surely follows. Otherwise the copies are predicated and skipped past the end of K. */
-template <int BF16, int BM, int BN, int BK, int NT, int STAGES, int MI, int NI, int INTERIOR>
+template <int BF16, int BM, int BN, int BK, int NT, int STAGES, int MI, int NI, int INTERIOR,
+          int KTAIL>
 static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[2][MI][4],
                                               uint32_t rb[2][NI][2], const copy_state *cs,
                                               const frag_addr *fa, const tile_consts *tc,
@@ -264,7 +270,7 @@ static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[
             if (INTERIOR)
                 copy_range_interior<BM, BN, BK, NT>(cs, tc, kk * CPK, (kk + 1) * CPK, *wr, ktl);
             else if (ktl * BK < p->K)
-                copy_range<BM, BN, BK, NT>(cs, tc, kk * CPK, (kk + 1) * CPK, *wr, ktl, p->K,
+                copy_range<BM, BN, BK, NT, KTAIL>(cs, tc, kk * CPK, (kk + 1) * CPK, *wr, ktl, p->K,
                                            p->A);
         }
         mma_kstep<BF16, MI, NI>(acc, ra[kk % 2], rb[kk % 2]);
@@ -315,7 +321,7 @@ static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs
  * (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of it; acc[i][j][0..3] is the C
  * fragment of MMA atom (i, j) of that block. Dynamic smem: sA (BM,BK,STAGES), sB (BN,BK,STAGES),
  * each stage swizzled (plan_smem). */
-template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KTAIL>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs p) {
     enum {
         NT = 32 * WARPS_M * WARPS_N,
@@ -381,7 +387,8 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
     /* prologue: the first STAGES-1 K tiles in flight, wait for the first, its fragments */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
-        if (st < ktiles) copy_range<BM, BN, BK, NT>(&cs, &tc, 0, tc.na + tc.nb, st, st, p.K, p.A);
+        if (st < ktiles)
+            copy_range<BM, BN, BK, NT, KTAIL>(&cs, &tc, 0, tc.na + tc.nb, st, st, p.K, p.A);
         ptx_cp_async_commit();
     }
     PTX_CP_ASYNC_WAIT(STAGES - 2);
@@ -399,10 +406,10 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_swizzle(kargs 
     int kt = 0;
     const int kt_interior = kfull - (STAGES - 1); /* K tiles of the steady state */
     for (; kt < kt_interior; ++kt)
-        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 1>(acc, ra, rb, &cs, &fa, &tc, &rd, &wr,
+        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 1, KTAIL>(acc, ra, rb, &cs, &fa, &tc, &rd, &wr,
                                                         kt + STAGES - 1, 1, &p);
     for (; kt < ktiles; ++kt)
-        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 0>(acc, ra, rb, &cs, &fa, &tc, &rd, &wr,
+        k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, 0, KTAIL>(acc, ra, rb, &cs, &fa, &tc, &rd, &wr,
                                                         kt + STAGES - 1, kt + 1 < ktiles, &p);
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 
@@ -416,10 +423,10 @@ static size_t smem_bytes(int bm, int bn, int bk, int stages) {
 
 /* Sets the dynamic smem limit and launches one instantiation, one CTA per tile of C (grid
  * (ceil(N/BN), ceil(M/BM))). Returns the first CUDA error. */
-template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KTAIL>
 static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
     const size_t smem = smem_bytes(BM, BN, BK, STAGES);
-    void (*kernel)(kargs) = gemm_swizzle<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES>;
+    void (*kernel)(kargs) = gemm_swizzle<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, KTAIL>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
@@ -437,8 +444,12 @@ static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     a.lda = p->lda; a.ldb = p->ldb; a.ldc = p->ldc;
     a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
     a.rows32 = (long long)BM * p->lda * 2 < (1LL << 31) && (long long)BN * p->ldb * 2 < (1LL << 31);
-    return p->dtype == GEMM_BF16 ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, s)
-                                 : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES>(&a, s);
+    /* K % 8 != 0: the instantiation whose copies take a row's partial last chunk (copy_range) */
+    if (p->k % 8)
+        return p->dtype == GEMM_BF16 ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s)
+                                     : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 1>(&a, s);
+    return p->dtype == GEMM_BF16 ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s)
+                                 : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>(&a, s);
 }
 
 static cudaError_t launch_128x256x64_s3(const gemm_problem *p, cudaStream_t s) {

@@ -145,9 +145,12 @@ static __device__ __forceinline__ tile_consts tile_plan(void) {
 
 /* The predicated copies lo..hi-1 of K tile kt into stage st (edge tiles, and the last K
  * tile): kb bytes of each chunk lie inside K (the same for all: one chunk column), rows
- * outside A/B get 0 bytes from `safe`; a chunk that ends its row partly (0 < kb < 16, K % 8
- * != 0) goes through ptx_copy16_zfill's register path. */
-template <int BM, int BN, int BK, int NT>
+ * outside A/B get 0 bytes from `safe`. KTAIL = 1 (the fast path's kernel for K % 8 != 0,
+ * GENERIC = 2): a chunk that ends its row partly (0 < kb < 16) goes through
+ * ptx_copy16_zfill's register path. With K % 8 == 0 a chunk is whole or empty, so KTAIL = 0
+ * keeps every copy one cp.async (a separate instantiation: the register path's code alone,
+ * never run there, changes how ptxas allocates the main loop; notes/perf.md run 11-3). */
+template <int BM, int BN, int BK, int NT, int KTAIL>
 static __device__ __forceinline__ void copy_range(const copy_state *cs, const tile_consts *tc,
                                                   int lo, int hi, int st, int kt, int K,
                                                   const uint16_t *safe) {
@@ -168,12 +171,14 @@ static __device__ __forceinline__ void copy_range(const copy_state *cs, const ti
         if (c < lo || c >= hi) continue; /* compile-time after unrolling */
         if (c < NA) {
             const int n = c * RSTEP < cs->a_rows ? kb : 0;
-            ptx_copy16_zfill(da + c * STEP_B, n ? pa : safe, n);
+            if (KTAIL) ptx_copy16_zfill(da + c * STEP_B, n ? pa : safe, n);
+            else       ptx_cp_async_cg16(da + c * STEP_B, n ? pa : safe, n);
             pa += cs->a_step;
         } else {
             const int i = c - NA;
             const int n = i * RSTEP < cs->b_rows ? kb : 0;
-            ptx_copy16_zfill(db + i * STEP_B, n ? pb : safe, n);
+            if (KTAIL) ptx_copy16_zfill(db + i * STEP_B, n ? pb : safe, n);
+            else       ptx_cp_async_cg16(db + i * STEP_B, n ? pb : safe, n);
             pb += cs->b_step;
         }
     }
@@ -270,15 +275,16 @@ static __device__ __forceinline__ void loader_next(loader *l, copy_state *cs, co
 }
 
 /* Copies [lo, hi) of the loader's K tile into stage st, predicated (zero-fill at the edges);
- * GENERIC: the whole K tile gathered by the first call (lo == 0); nothing once the loader is
- * past this CTA's last tile. */
+ * GENERIC = 1: the whole K tile gathered by the first call (lo == 0); 0 and 2: the 16-byte
+ * copies (2: K % 8 != 0, copy_range's KTAIL); nothing once the loader is past this CTA's last
+ * tile. */
 template <int BM, int BN, int BK, int NT, int STAGES, int GENERIC>
 static __device__ __forceinline__ void copies(const copy_state *cs, const tile_consts *tc,
                                               const loader *ld, const kargs *p, uint16_t *smem,
                                               int lo, int hi, int st) {
     if (ld->t >= ld->end) return;
-    if (!GENERIC) {
-        copy_range<BM, BN, BK, NT>(cs, tc, lo, hi, st, ld->kt, p->K, p->safe);
+    if (GENERIC != 1) {
+        copy_range<BM, BN, BK, NT, GENERIC == 2>(cs, tc, lo, hi, st, ld->kt, p->K, p->safe);
     } else if (lo == 0) {
         const int lda = (int)p->lda, ldb = (int)p->ldb;
         /* (M,K):(lda,1) when K-major, (M,K):(1,lda) when M-major; B likewise */
@@ -576,7 +582,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
          * evenly between the MMAs). The last K tiles, the ones of an edge tile, and the loads
          * of the next tile's first K tiles take the predicated copies in the second loop. */
         int kt = 0;
-        if (!GENERIC && ld.kt == STAGES - 1) {
+        if (GENERIC != 1 && ld.kt == STAGES - 1) {
             for (; kt + STAGES - 1 < ld.kfull; ++kt)
                 k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, GENERIC, 1>(
                     acc, ra, rb, &cs, &fa, &tc, &rd, &wr, kt + STAGES - 1, 1, &p, &ld, smem);
@@ -692,15 +698,20 @@ static kargs make_kargs(const gemm_problem *p, int bm, int bn, float *ws) {
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int SCHED>
 static cudaError_t launch_cfg(const gemm_problem *p, size_t smem, int split, float *ws,
                               cudaStream_t s) {
-    enum { G = SCHED == 2 ? 0 : 1 }; /* the generic instantiation, where there is one */
+    enum { G = SCHED == 2 ? 2 : 1 }; /* the generic instantiation, where there is one */
     const kargs a = make_kargs(p, BM, BN, ws);
     const int bf16 = p->dtype == GEMM_BF16, fast = disp_fast_path(p); /* else GEMM_FP16 */
     if ((SCHED == 2 && !fast) || (SCHED != 2 && (split != 1 || ws))) return cudaErrorInvalidValue;
+    /* the fast path's K % 8 != 0 kernel (GENERIC 2: copy_range's KTAIL); the split-K schedule
+     * has no generic one, so G = 2 stands in for it there and is never launched with !fast */
+    const int tail = p->k % 8 != 0;
     if (bf16)
-        return fast ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s)
-                    : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>(&a, smem, split, s);
-    return fast ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s)
-                : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>(&a, smem, split, s);
+        return !fast  ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>(&a, smem, split, s)
+               : tail ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2, SCHED>(&a, smem, split, s)
+                      : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s);
+    return !fast  ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>(&a, smem, split, s)
+           : tail ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2, SCHED>(&a, smem, split, s)
+                  : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s);
 }
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int SCHED>
 static int occupancy_cfg(size_t smem) {

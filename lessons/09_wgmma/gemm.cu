@@ -25,14 +25,15 @@
  *                     the producer runs ahead into the next tile while consumers store C.
  *   ws_persistent_tma_store  + C leaves through swizzled smem and TMA stores.
  *   ws_cluster2       + clusters of 2 CTAs: each loads half of the shared B tile and
- *                     multicasts it to both (the default).
+ *                     multicasts it to both.
  *   ws_pingpong       + the two consumers work on different (64,256) tiles and take turns:
  *                     while one runs its wgmma main loop, the other stores its last tile, so
  *                     the Tensor Cores no longer idle during the epilogue.
  *   ws_stmatrix_epi   ws_cluster2 with a shorter gap between two tiles' wgmma: the fragment
  *                     goes to smem by stmatrix, in four (64,64) chunks through two staging
  *                     boxes (the TMA store of one chunk overlaps the writes of the next), and
- *                     the first wgmma of a tile zeroes the accumulators (scale-d = 0).
+ *                     the first wgmma of a tile zeroes the accumulators (scale-d = 0)
+ *                     (the default).
  * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
  * stored with clipped TMA stores, or from the registers with predication when ldc or C's
  * alignment rule TMA out.
@@ -44,7 +45,7 @@
  *   16-byte row strides and base addresses (harness `align` = 8). Lesson 08 handles the rest.
  *
  * Build and run:   make lesson09 && ./run
- *                  ./run --variant ws_cluster2 --dtype bf16 --size 4096x4096x4096
+ *                  ./run --variant ws_stmatrix_epi --dtype bf16 --size 4096x4096x4096
  * The tensor maps come from the driver API function cuTensorMapEncodeTiled, reached through
  * the runtime's cudaGetDriverEntryPointByVersion (no link against libcuda).
  *
@@ -746,6 +747,7 @@ static const char *check_all(const gemm_problem *p) {
 #define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 1, check_all, launch_##name}
 
 static const gemm_variant variants[] = {
+    V(ws_stmatrix_epi, "ws_cluster2 with a stmatrix epilogue in 4 chunks through 2 staging boxes, acc zeroed by wgmma"),
     V(ws_cluster2, "ws_persistent_tma_store in clusters of 2 CTAs sharing B by TMA multicast"),
     V(1wg_1stage, "1 warpgroup, 64x256x64 tile, one smem stage: TMA load, mbarrier wait, wgmma"),
     V(1wg_4stage, "1 warpgroup, 64x256x64 tile, 4-stage TMA ring with full/empty mbarriers"),
@@ -754,7 +756,6 @@ static const gemm_variant variants[] = {
     V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
     V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
     V(ws_pingpong, "ws_cluster2 with each consumer on its own 64x256 tile, main loops taking turns"),
-    V(ws_stmatrix_epi, "ws_cluster2 with a stmatrix epilogue in 4 chunks through 2 staging boxes, acc zeroed by wgmma"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",
