@@ -1774,7 +1774,9 @@ lay_local_tile(lay_tensor *out, lay_tensor t, lay_tiler tiler, const int *coord,
  * thread-layout modes selected by proj, find thread thr_idx's coordinate in it (per leaf
  * (thr_idx / stride) % shape, combined per mode: CuTe's get_flat_coord), divide the tensor by
  * the tiler <size(thr mode m):1 ...>, and keep that thread's elements: the result is the rest
- * modes (one per tensor mode), every element owned by exactly one thread.
+ * modes (one per tensor mode), every element owned by exactly one thread. A tensor with more
+ * modes than the thread layout keeps the extra modes whole, after the partitioned ones: a
+ * (BLK_M,BLK_K,k) tile over a 2-mode thread layout gives (BLK_M/thr_m, BLK_K/thr_k, k).
  * Errors: those of lay_zipped_divide; LAY_E_ARG (thr_idx < 0, proj keeps nothing);
  * LAY_E_RANK. Device code: flat tensor and thread layouts only (else LAY_E_LIMIT unless
  * LAY_DEVICE_GENERIC), as lay_local_tile.
