@@ -174,11 +174,11 @@ Test(choose, the_suite_file_is_the_tested_suite) {
 Test(choose, the_shape_suite_fp32) {
     static const want ws[] = {
         {16, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_32x64x8_2w", 12, 0, "F1"},
-        {64, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 8, 0, "F3"},
+        {64, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_32x64x8_2w", 6, 0, "F1"},
         {128, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 8, 0, "F3"},
         {128, 14336, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 2, 0, "F3"},
-        {512, 512, 512, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},
-        {1024, 1024, 1024, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},
+        {512, 512, 512, GEMM_FP32, GEMM_TN, "simt_32x64x8_2w", 4, 0, "F1"},
+        {1024, 1024, 1024, GEMM_FP32, GEMM_TN, "simt_32x64x8_2w", 1, 0, "F1"},
         {2048, 2048, 2048, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
         {4096, 4096, 4096, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 1, 0, "F4"},
         {1024, 1024, 16384, GEMM_FP32, GEMM_TN, "simt_128x128x8_4w", 4, 0, "F3"},

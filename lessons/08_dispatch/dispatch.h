@@ -408,7 +408,9 @@ static inline int disp_rule_t8(const disp_in *in, const char **cfg, int *t) {
 /* F1..F4: fp32 (the SIMT kernel takes every layout and alignment). */
 static inline int disp_rule_f1(const disp_in *in, const char **cfg, int *t) {
     (void)t;
-    if (in->p->dtype != GEMM_FP32 || in->p->m > 32) return 0;
+    const gemm_problem *p = in->p;
+    if (p->dtype != GEMM_FP32) return 0;
+    if (p->m > 64 && (p->m > 1024 || p->n > 1024 || p->k > 1024)) return 0;
     *cfg = "simt_32x64x8_2w";
     return 1;
 }
@@ -479,10 +481,12 @@ static const disp_rule disp_rules[] = {
      "lesson 07's fastest tile; persistent CTAs overlap a tile's epilogue with the next tile's "
      "first loads",
      "lesson 08 README, Measured (4096^3)", disp_rule_t8},
-    {"F1", "fp32, M <= 32",
-     "a 128-row tile computes 4x the rows that exist; 32x64 tiles, K split until the CTAs "
-     "fill the GPU",
-     "pending", disp_rule_f1},
+    {"F1", "fp32, M <= 64, or M, N and K all <= 1024",
+     "a 128-row tile computes up to 4x the rows that exist, or leaves most SMs idle; 32x64 "
+     "tiles, K split until the CTAs fill the GPU",
+     "--tune, H200 2026-12-01 (notes/perf.md run 11-2): 512^3 0.0188 ms against F3's 0.0533, "
+     "64x4096x4096 0.0841 against 0.1204, 768^3 0.0462 against 0.0583",
+     disp_rule_f1},
     {"F2", "fp32, N <= 32", "F1 on C^T = B*A^T (through the workspace)", "pending", disp_rule_f2},
     {"F3", "fp32, few 128x128 tiles: a K split >= 2 fits the CTA slots",
      "as T6, for lesson 04's kernel (each split >= DISP_MIN_SPLIT_K_SIMT of K)", "pending",
