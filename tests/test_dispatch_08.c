@@ -15,30 +15,7 @@
 #include <stdlib.h>
 
 #include "../lessons/08_dispatch/dispatch.h"
-
-/* A problem as the harness makes it (make_problem), with 256-byte aligned stand-in bases plus
- * `offset` elements and `pad` extra elements on every leading dimension. */
-static gemm_problem problem(int m, int n, int k, gemm_dtype dt, gemm_layout l, int pad,
-                            int offset) {
-    gemm_problem p;
-    memset(&p, 0, sizeof p);
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.layout = l;
-    p.dtype = p.c_dtype = dt;
-    p.alpha = 1.0f;
-    p.a_kmajor = l == GEMM_TN || l == GEMM_TT;
-    p.b_kmajor = l == GEMM_TN || l == GEMM_NN;
-    p.lda = (p.a_kmajor ? k : m) + pad;
-    p.ldb = (p.b_kmajor ? k : n) + pad;
-    p.ldc = n + pad;
-    const uintptr_t off = (uintptr_t)offset * (dt == GEMM_FP32 ? 4 : 2);
-    p.A = (const void *)(0x100000 + off);
-    p.B = (const void *)(0x200000 + off);
-    p.C = (void *)(0x300000 + off);
-    return p;
-}
+#include "problem_08.h"
 
 static disp_device dev(void) { return disp_device_default(); }
 

@@ -16,27 +16,7 @@
 #include <stdlib.h>
 
 #include "../lessons/08_dispatch/tune.h"
-
-static gemm_problem problem(int m, int n, int k, gemm_dtype dt, gemm_layout l, int offset) {
-    gemm_problem p;
-    memset(&p, 0, sizeof p);
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.layout = l;
-    p.dtype = p.c_dtype = dt;
-    p.alpha = 1.0f;
-    p.a_kmajor = l == GEMM_TN || l == GEMM_TT;
-    p.b_kmajor = l == GEMM_TN || l == GEMM_NN;
-    p.lda = p.a_kmajor ? k : m;
-    p.ldb = p.b_kmajor ? k : n;
-    p.ldc = n;
-    const uintptr_t off = (uintptr_t)offset * (dt == GEMM_FP32 ? 4 : 2);
-    p.A = (const void *)(0x100000 + off);
-    p.B = (const void *)(0x200000 + off);
-    p.C = (void *)(0x300000 + off);
-    return p;
-}
+#include "problem_08.h"
 
 static const int sizes[][3] = {{16, 4096, 4096},   {64, 4096, 4096},   {512, 512, 512},
                                {1024, 1024, 1024}, {4096, 4096, 4096}, {8192, 8192, 8192},
@@ -52,7 +32,7 @@ Test(candidates, each_accepted_once_and_the_rules_choice_among_them) {
         for (int l = 0; l < GEMM_NLAYOUTS; ++l)
             for (int s = 0; s < NSIZES; ++s) {
                 const gemm_problem p = problem(sizes[s][0], sizes[s][1], sizes[s][2],
-                                               (gemm_dtype)dt, (gemm_layout)l, 0);
+                                               (gemm_dtype)dt, (gemm_layout)l, 0, 0);
                 const int n = disp_candidates(&p, &d, c, DISP_MAX_CANDIDATES);
                 cr_assert(n >= 1 && n <= DISP_MAX_CANDIDATES, "%dx%dx%d: %d candidates", p.m, p.n,
                           p.k, n);
@@ -84,7 +64,7 @@ Test(candidates, each_accepted_once_and_the_rules_choice_among_them) {
 Test(candidates, splits_and_orientations_of_512_cubed) {
     const disp_device d = disp_device_default();
     static disp_choice c[DISP_MAX_CANDIDATES];
-    const gemm_problem p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0);
+    const gemm_problem p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0, 0);
     const int n = disp_candidates(&p, &d, c, DISP_MAX_CANDIDATES);
     int splits[DISP_MAX_SPLIT + 1][2];
     memset(splits, 0, sizeof splits);
@@ -119,12 +99,12 @@ Test(candidates, splits_and_orientations_of_512_cubed) {
 Test(candidates, large_outputs_have_no_partial_sums) {
     const disp_device d = disp_device_default();
     static disp_choice c[DISP_MAX_CANDIDATES];
-    const gemm_problem p = problem(8192, 8192, 8192, GEMM_BF16, GEMM_TN, 0);
+    const gemm_problem p = problem(8192, 8192, 8192, GEMM_BF16, GEMM_TN, 0, 0);
     const int n = disp_candidates(&p, &d, c, DISP_MAX_CANDIDATES);
     cr_assert_eq(n, 10); /* every TC configuration on C, the 3 split-K ones on C^T too */
     for (int i = 0; i < n; ++i) cr_assert(c[i].split == 1 && !c[i].repack);
     /* NN: the generic path of the four gathering configurations, and everything on copies */
-    const gemm_problem q = problem(4096, 4096, 4096, GEMM_FP16, GEMM_NN, 0);
+    const gemm_problem q = problem(4096, 4096, 4096, GEMM_FP16, GEMM_NN, 0, 0);
     const int m = disp_candidates(&q, &d, c, DISP_MAX_CANDIDATES);
     int direct = 0;
     for (int i = 0; i < m; ++i) direct += !c[i].repack;
@@ -140,8 +120,8 @@ Test(table, format_and_parse_round_trip) {
         for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
             for (int l = 0; l < GEMM_NLAYOUTS; ++l)
                 for (int e = 0; e < GEMM_NEPIS; ++e) {
-                    gemm_problem p =
-                        problem(17 + ci, 4096 - dt, 65536 - l, (gemm_dtype)dt, (gemm_layout)l, 0);
+                    gemm_problem p = problem(17 + ci, 4096 - dt, 65536 - l, (gemm_dtype)dt,
+                                             (gemm_layout)l, 0, 0);
                     p.epilogue = (gemm_epi)e;
                     const disp_choice c = {ci, 1 + (ci + e) % DISP_MAX_SPLIT, (dt + l) % 2, e % 2,
                                            -1};
@@ -157,7 +137,7 @@ Test(table, format_and_parse_round_trip) {
                     cr_assert_float_eq(t.ms, ms, 1e-6 * ms, "%s", line);
                 }
     /* the words themselves */
-    const gemm_problem p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0);
+    const gemm_problem p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0, 0);
     const disp_choice c = {disp_find("128x128x32_s4_splitk"), 4, 0, 0, -1};
     disp_tuned_format(&p, &c, 0.0213, line, sizeof line);
     cr_assert_str_eq(line, "fp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct 0.0213");
@@ -258,7 +238,7 @@ Test(lookup, exact_match_only_and_the_rules_otherwise) {
                                  "fp16 NN 512 512 512 none -> 128x128x64_s3 1 C direct 1\n",
                                  "t.txt", &d, &t, err, sizeof err),
                  0, "%s", err);
-    gemm_problem p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0);
+    gemm_problem p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0, 0);
     disp_choice c, r;
     int line;
     cr_assert_eq(disp_choose_tuned(&p, &d, &t, &c, &line, err, sizeof err), 0);
@@ -266,17 +246,17 @@ Test(lookup, exact_match_only_and_the_rules_otherwise) {
     cr_assert(c.cfg == disp_find("64x128x64_s3_splitk") && c.split == 2 && c.transposed &&
               !c.repack);
     /* NN: the table's generic-path entry, not rule R1's copies */
-    p = problem(512, 512, 512, GEMM_FP16, GEMM_NN, 0);
+    p = problem(512, 512, 512, GEMM_FP16, GEMM_NN, 0, 0);
     cr_assert_eq(disp_choose_tuned(&p, &d, &t, &c, &line, err, sizeof err), 0);
     cr_assert(line == 2 && c.cfg == disp_find("128x128x64_s3") && !c.repack);
     /* one extent, the dtype, the layout or the epilogue different: the rules */
     gemm_problem others[6];
-    others[0] = problem(512, 512, 513, GEMM_FP16, GEMM_TN, 0);
-    others[1] = problem(511, 512, 512, GEMM_FP16, GEMM_TN, 0);
-    others[2] = problem(512, 1024, 512, GEMM_FP16, GEMM_TN, 0);
-    others[3] = problem(512, 512, 512, GEMM_BF16, GEMM_TN, 0);
-    others[4] = problem(512, 512, 512, GEMM_FP16, GEMM_TT, 0);
-    others[5] = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0);
+    others[0] = problem(512, 512, 513, GEMM_FP16, GEMM_TN, 0, 0);
+    others[1] = problem(511, 512, 512, GEMM_FP16, GEMM_TN, 0, 0);
+    others[2] = problem(512, 1024, 512, GEMM_FP16, GEMM_TN, 0, 0);
+    others[3] = problem(512, 512, 512, GEMM_BF16, GEMM_TN, 0, 0);
+    others[4] = problem(512, 512, 512, GEMM_FP16, GEMM_TT, 0, 0);
+    others[5] = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0, 0);
     others[5].epilogue = GEMM_EPI_BIAS;
     for (int i = 0; i < 6; ++i) {
         cr_assert_eq(disp_tuned_find(&t, &others[i]), -1, "case %d", i);
@@ -288,7 +268,7 @@ Test(lookup, exact_match_only_and_the_rules_otherwise) {
     cr_assert_eq(disp_choose_tuned(&others[0], &d, NULL, &c, &line, err, sizeof err), 0);
     cr_assert_eq(line, 0);
     /* the entry's problem with A one element off: its split-K tile cannot read it; refused */
-    p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 1);
+    p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0, 1);
     cr_assert_eq(disp_choose_tuned(&p, &d, &t, &c, &line, err, sizeof err), -2);
     cr_assert(strstr(err, "the tuned entry (t.txt line 1) runs 64x128x64_s3_splitk, which refuses"),
               "%s", err);
@@ -303,10 +283,10 @@ Test(lookup, explain_says_tuned_with_file_and_line) {
         disp_tuned_load("\n\nfp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct 1\n",
                         "tune_08.txt", &d, &t, err, sizeof err),
         0, "%s", err);
-    gemm_problem p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0);
+    gemm_problem p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0, 0);
     disp_explain_tuned(&p, &d, &t, line, sizeof line);
     cr_assert_str_eq(line, "128x128x32_s4_splitk, K split 4 (tuned (tune_08.txt line 3))");
-    p = problem(1024, 1024, 1024, GEMM_FP16, GEMM_TN, 0);
+    p = problem(1024, 1024, 1024, GEMM_FP16, GEMM_TN, 0, 0);
     disp_explain_tuned(&p, &d, &t, line, sizeof line);
     cr_assert(strstr(line, "(rule T6: "), "%s", line);
     disp_tuned_free(&t);
