@@ -532,3 +532,107 @@ Test(stsm_epilogue, staging_protocol) {
     cr_assert_eq(P9_EPI_CHUNKS * P9_EPI_BOX_BYTES, 64 * 256 * 2);    /* the whole slab */
     cr_assert_eq(P9_EPI_BUFS * P9_EPI_BOX_BYTES, P9_WG_M * 128 * 2); /* one C staging tile */
 }
+
+/* ---- stream-K (step 10) ------------------------------------------------------------------ */
+
+/* Plays the kernel's walk for every cluster of the schedule and checks: each (item, K tile)
+ * is computed exactly once; each item has one owner (the segment with K tile 0) and, when it
+ * is not whole, that segment is the last of the owner's walk; every other piece is the first
+ * segment of its cluster's stream-K range and its cluster is one of the owner's contributors
+ * (p9_sk_last_contributor), so one workspace slot per cluster holds it; and the owner's
+ * contributors are exactly the clusters with a piece of the item. Returns the schedule. */
+static p9_sk check_sk(int nwork, int ktiles, int max_groups, int sk, int min_iters) {
+    const p9_sk s = p9_sk_plan(nwork, ktiles, max_groups, sk, min_iters);
+    cr_assert(s.groups >= 1 && s.groups <= max_groups && s.dp >= 0 && s.dp <= nwork);
+    cr_assert(s.dp == nwork || s.dp % s.groups == 0, "dp %d groups %d", s.dp, s.groups);
+    int *hits = calloc((size_t)nwork * ktiles, sizeof *hits);
+    int *owner = malloc((size_t)nwork * sizeof *owner);
+    int *pieces = calloc((size_t)nwork, sizeof *pieces); /* pieces other than the owner's */
+    cr_assert(hits && owner && pieces);
+    for (int w = 0; w < nwork; ++w) owner[w] = -1;
+    for (int g = 0; g < s.groups; ++g) {
+        p9_walk k;
+        p9_walk_init(&k, &s, g);
+        int w, k0, k1, seg = 0, sk_seg = 0, last_w = -1, last_k0 = -1, last_k1 = -1;
+        cr_assert(p9_sk_begin(&s, g) < p9_sk_begin(&s, g + 1) || s.dp == nwork,
+                  "cluster %d has an empty stream-K range", g);
+        while (p9_walk_next(&k, &s, &w, &k0, &k1)) {
+            cr_assert(w >= 0 && w < nwork && k0 >= 0 && k0 < k1 && k1 <= ktiles);
+            if (w < s.dp) cr_assert(k0 == 0 && k1 == ktiles && sk_seg == 0);
+            for (int kt = k0; kt < k1; ++kt) hits[w * ktiles + kt]++;
+            if (k0 == 0) {
+                cr_assert_eq(owner[w], -1);
+                owner[w] = g;
+            } else {
+                cr_assert(w >= s.dp && sk_seg == 0, "a piece that is not its cluster's first");
+                pieces[w]++;
+            }
+            sk_seg += w >= s.dp;
+            last_w = w, last_k0 = k0, last_k1 = k1;
+            ++seg;
+            cr_assert(seg <= nwork + 1);
+        }
+        /* an owner's unfinished item is its walk's last segment */
+        if (last_w >= 0 && last_k0 == 0 && last_k1 < ktiles) cr_assert(last_w >= s.dp);
+    }
+    for (int i = 0; i < nwork * ktiles; ++i)
+        cr_assert_eq(hits[i], 1, "nwork %d ktiles %d groups %d: iteration %d computed %d times",
+                     nwork, ktiles, s.groups, i, hits[i]);
+    for (int w = 0; w < nwork; ++w) {
+        cr_assert(owner[w] >= 0);
+        const int last = w >= s.dp ? p9_sk_last_contributor(&s, owner[w], w) : owner[w];
+        cr_assert_eq(last - owner[w], pieces[w], "item %d: %d contributors, %d pieces", w,
+                     last - owner[w], pieces[w]);
+        /* each contributor's first segment is its piece of this item */
+        for (int g = owner[w] + 1; g <= last; ++g) {
+            p9_walk k;
+            p9_walk_init(&k, &s, g);
+            int w2, k0, k1;
+            for (int i = 0; i < s.dp / s.groups; ++i) cr_assert(p9_walk_next(&k, &s, &w2, &k0, &k1));
+            cr_assert(p9_walk_next(&k, &s, &w2, &k0, &k1));
+            cr_assert(w2 == w && k0 > 0, "cluster %d: first stream-K piece (%d,%d)", g, w2, k0);
+        }
+    }
+    free(hits);
+    free(owner);
+    free(pieces);
+    return s;
+}
+
+Test(streamk, every_iteration_once) {
+    /* (items, K tiles): 4096^3 and 8192^3 in 256x256 cluster items (64 K tiles of 64; 128),
+     * 2048^3 (64 items: fewer than clusters), 4096x4096x1024, odd counts, one item, one K tile */
+    const int cases[][2] = {{256, 64}, {1024, 128}, {64, 32}, {256, 16}, {1, 1},  {1, 64},
+                            {67, 3},   {65, 1},     {133, 7}, {66, 10},  {200, 2}, {7, 1000}};
+    for (int i = 0; i < 12; ++i)
+        for (int sk = 0; sk < 2; ++sk)
+            for (int mi = 1; mi <= 8; mi *= 8) check_sk(cases[i][0], cases[i][1], 66, sk, mi);
+    for (int g = 1; g <= 9; ++g) check_sk(17, 5, g, 1, 1);
+}
+
+Test(streamk, plan_splits_the_last_waves) {
+    /* 4096^3 on 66 clusters: 256 items = 3 full waves + 58; the last full wave and the 58 go
+     * stream-K: 124 items of 64 K tiles over 66 ranges of 120 or 121 */
+    p9_sk s = p9_sk_plan(256, 64, 66, 1, 8);
+    cr_assert(s.groups == 66 && s.dp == 132);
+    for (int g = 0; g < 66; ++g) {
+        const long long len = p9_sk_begin(&s, g + 1) - p9_sk_begin(&s, g);
+        cr_assert(len == 120 || len == 121, "range %d: %lld", g, len);
+    }
+    /* one range is shorter than two items, so an item has at most one contributor */
+    for (int w = s.dp; w < 256; ++w) {
+        int g = 0; /* the owner: its range holds the item's first K iteration */
+        while (g + 1 < 66 && p9_sk_begin(&s, g + 1) <= (long long)(w - s.dp) * 64) ++g;
+        cr_assert(p9_sk_last_contributor(&s, g, w) <= g + 1);
+    }
+    s = p9_sk_plan(256, 64, 66, 0, 8); /* without stream-K: round robin */
+    cr_assert(s.groups == 66 && s.dp == 256);
+    s = p9_sk_plan(264, 64, 66, 1, 8); /* 4 full waves: nothing to split */
+    cr_assert(s.dp == 264);
+    s = p9_sk_plan(64, 32, 66, 1, 8); /* 2048^3: 64 items, all stream-K on 66 clusters */
+    cr_assert(s.groups == 66 && s.dp == 0);
+    s = p9_sk_plan(16, 4, 66, 1, 8); /* 64 iterations: ranges of 8 need 8 clusters < 16 items */
+    cr_assert(s.groups == 16 && s.dp == 16);
+    s = p9_sk_plan(4, 16, 66, 1, 8); /* 64 iterations of 4 items: 8 clusters of 8 */
+    cr_assert(s.groups == 8 && s.dp == 0);
+}

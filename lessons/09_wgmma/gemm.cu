@@ -34,6 +34,10 @@
  *                     boxes (the TMA store of one chunk overlaps the writes of the next), and
  *                     the first wgmma of a tile zeroes the accumulators (scale-d = 0)
  *                     (the default).
+ *   ws_streamk        + stream-K: the K iterations of the last full wave and the remainder
+ *                     are split evenly over the clusters; a tile cut in pieces is finished
+ *                     by the cluster holding its first K tile, which adds the others' fp32
+ *                     partial sums (a workspace slot and a flag per CTA) before its epilogue.
  * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
  * stored with clipped TMA stores, or from the registers with predication when ldc or C's
  * alignment rule TMA out.
@@ -77,6 +81,10 @@ typedef struct kargs {
     long long ldc;
     int c_pairs;                  /* ldc even and C 4-byte aligned: two columns per store */
     int c_tma;                    /* N, ldc multiples of 8, C 16-byte aligned: TMA stores of C */
+    p9_sk sk;                     /* step 10: the stream-K schedule (plan.h) */
+    float *ws;                    /* step 10: partial sums, one (64,256) fp32 slot per consumer */
+    unsigned *flags;              /* step 10: one per slot: == epoch once the slot is written */
+    unsigned epoch;               /* step 10: this launch's flag value */
 } kargs;
 
 /* Named barriers (bar.sync / bar.arrive ids; id 0 is __syncthreads). */
@@ -104,6 +112,8 @@ enum {
  *               (BLK_M = 64), the CTA's work items alternating between them (plan.h, p9_pp_*),
  *               and their main loops take turns (needs PERSIST and CONSUMERS 2). A stage then
  *               holds one consumer's K tile and is read by that warpgroup alone.
+ * SK         1: stream-K (plan.h, p9_sk_*): the clusters walk their a.sk segments instead of
+ *               whole items (needs PERSIST and the zeroing first wgmma of EPI_TMA 2).
  *
  * Shared memory of one CTA: STAGES x [ A tile (BLK_M,64) | B tile (256,64) ], each a 128-byte-
  * swizzled K-major tile on a 1024-byte boundary, then (EPI_TMA) one C staging tile per
@@ -116,10 +126,10 @@ enum {
  *             the cluster, once the wgmma that read the stage have finished (a multicast
  *             writes the stage in all CTAs, so all of them must have released it) */
 template <int CONSUMERS_, int STAGES_, int WS_, int PERSIST_, int EPI_TMA_, int CLUSTER_,
-          int PINGPONG_ = 0>
+          int PINGPONG_ = 0, int SK_ = 0>
 struct cfg {
     static const int CONSUMERS = CONSUMERS_, STAGES = STAGES_, WS = WS_, PERSIST = PERSIST_;
-    static const int EPI_TMA = EPI_TMA_, CLUSTER = CLUSTER_, PINGPONG = PINGPONG_;
+    static const int EPI_TMA = EPI_TMA_, CLUSTER = CLUSTER_, PINGPONG = PINGPONG_, SK = SK_;
     static const int THREADS = 128 * (CONSUMERS + WS);
     static const int READERS = PINGPONG ? 1 : CONSUMERS; /* consumer warpgroups per stage */
     static const int BLK_M = READERS * P9_WG_M;
@@ -133,6 +143,7 @@ struct cfg {
     static_assert(!PERSIST || WS, "persistent CTAs need the producer warpgroup");
     static_assert(CLUSTER == 1 || WS, "clusters need the producer warpgroup");
     static_assert(!PINGPONG || (PERSIST && CONSUMERS == 2), "ping-pong: 2 persistent consumers");
+    static_assert(!SK || (PERSIST && !PINGPONG && EPI_TMA == 2), "stream-K: step 9's CTAs");
 };
 
 /* The smem addresses of one CTA's pipeline (32-bit shared-window addresses). */
@@ -476,6 +487,77 @@ static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, 
     }
 }
 
+/* ---- stream-K (step 10): partial sums between clusters ------------------------------------
+ * A piece of a tile (a segment that does not start at K tile 0) ends in sk_publish: the
+ * consumer's 128 threads write their 128 accumulators into its workspace slot, fragment-native
+ * (value 4j..4j+3 of thread t at float4 j*128 + t: each j is one coalesced 2 KiB row of the
+ * slot), fence, meet, and one thread raises the slot's flag to this launch's epoch with a
+ * release store. The tile's owner (its segment holds K tile 0) calls sk_gather for each
+ * contributing cluster: one thread spins on the flag with acquire loads, the warpgroup meets,
+ * and every thread adds the slot's values to its own, which are the same (t, v) of the same
+ * tile. The epoch, new per launch, makes stale flags of earlier launches read as "not yet". */
+static __device__ __forceinline__ void sk_publish(const kargs &a, const float *acc, int slot) {
+    const int t = threadIdx.x % 128;
+    float4 *dst = (float4 *)(a.ws + (size_t)slot * (P9_WG_M * P9_BLK_N)) + t;
+#pragma unroll
+    for (int j = 0; j < 32; ++j)
+        __stcg(dst + 128 * j, make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+    __threadfence(); /* this thread's slot writes before the flag (made visible GPU-wide) */
+}
+
+static __device__ __forceinline__ void sk_raise(const kargs &a, int c, int slot) {
+    ptx_bar_sync(BAR_EPI + c, 128); /* every thread of the warpgroup has written and fenced */
+    if (threadIdx.x % 128 == 0) ptx_st_release_gpu(a.flags + slot, a.epoch);
+}
+
+static __device__ __forceinline__ void sk_add(const kargs &a, float *acc, int slot, int c) {
+    const int t = threadIdx.x % 128;
+    if (t == 0)
+        while (ptx_ld_acquire_gpu(a.flags + slot) != a.epoch) {}
+    ptx_bar_sync(BAR_EPI + c, 128); /* the flag was seen: the slot is complete */
+    const float4 *src = (const float4 *)(a.ws + (size_t)slot * (P9_WG_M * P9_BLK_N)) + t;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+        const float4 v = __ldcg(src + 128 * j);
+        acc[4 * j] += v.x;
+        acc[4 * j + 1] += v.y;
+        acc[4 * j + 2] += v.z;
+        acc[4 * j + 3] += v.w;
+    }
+}
+
+/* The consumers of step 10: consumer_cooperative's loop over the cluster's segments (item w,
+ * K tiles [k0, k1)) instead of whole items. The workspace slot of consumer c of the CTA with
+ * rank r in cluster g is (g * CLUSTER + r) * CONSUMERS + c; an owner adds the slots of the
+ * same rank and consumer in the clusters g + 1 .. last (p9_sk_last_contributor). */
+template <int BF16, class CFG>
+static __device__ __forceinline__ void consumer_streamk(const pipe<CFG> &p, const kargs &a,
+                                                        int c, int rank, int g,
+                                                        const CUtensorMap *tmC) {
+    const p9_sk sk = a.sk;
+    float acc[128]; /* (64,256) fp32: the wgmma D fragment, TV layout p9_tv_acc */
+    p9_walk wk;
+    p9_walk_init(&wk, &sk, g);
+    int it = 0, w, k0, k1;
+    while (p9_walk_next(&wk, &sk, &w, &k0, &k1)) {
+        int tm, tn;
+        tile_coords<CFG>(a, w, rank, &tm, &tn);
+        for (int kt = k0; kt < k1; ++kt, ++it) consume<BF16>(p, it, c, acc, kt > k0, kt == k0);
+        consume_finish(p, it - 1, acc); /* k1 > k0: every segment has a K tile */
+        if (k0 > 0) { /* a piece of a tile another cluster owns */
+            const int slot = (g * CFG::CLUSTER + rank) * CFG::CONSUMERS + c;
+            sk_publish(a, acc, slot);
+            sk_raise(a, c, slot);
+            continue;
+        }
+        if (k1 < a.ktiles) /* the owner of a tile cut in pieces */
+            for (int h = g + 1, last = p9_sk_last_contributor(&sk, g, w); h <= last; ++h)
+                sk_add(a, acc, (h * CFG::CLUSTER + rank) * CFG::CONSUMERS + c, c);
+        if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
+        store_tile<BF16>(a, acc, tm * CFG::BLK_M + c * P9_WG_M, tn * P9_BLK_N, p, c, tmC);
+    }
+}
+
 /* ---- ping-pong consumers (step 8) ----------------------------------------------------------
  * The CTA's items j = 0 .. n-1 (work item first + j*step, one (64,256) tile each) alternate
  * between the consumers: consumer c computes j = c, c+2, ... (p9_pp_item). The producer fills
@@ -551,7 +633,7 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
 
     if (CFG::WS && wg == 0) { /* the producer warpgroup: one thread issues every load */
         ptx_setmaxnreg_dec<40>();
-        if (threadIdx.x == 0) {
+        if (threadIdx.x == 0 && !CFG::SK) {
             int it = 0;
             for (int w = first; w < nwork; w += step) {
                 int tm, tn;
@@ -559,12 +641,24 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
                 for (int kt = 0; kt < a.ktiles; ++kt, ++it)
                     produce(p, it, kt, tm, tn, rank, &tmA, &tmB);
             }
+        } else if (threadIdx.x == 0) { /* step 10: the cluster's segments (plan.h, p9_walk) */
+            const p9_sk sk = a.sk;
+            p9_walk wk;
+            p9_walk_init(&wk, &sk, first);
+            int it = 0, w, k0, k1;
+            while (p9_walk_next(&wk, &sk, &w, &k0, &k1)) {
+                int tm, tn;
+                tile_coords<CFG>(a, w, rank, &tm, &tn);
+                for (int kt = k0; kt < k1; ++kt, ++it) produce(p, it, kt, tm, tn, rank, &tmA, &tmB);
+            }
         }
     } else {
         if (CFG::WS) ptx_setmaxnreg_inc<232>();
         const int c = wg - CFG::WS; /* this consumer warpgroup */
         if (CFG::PINGPONG)
             consumer_pingpong<BF16>(p, a, c, rank, first, step, nwork, &tmC);
+        else if (CFG::SK)
+            consumer_streamk<BF16>(p, a, c, rank, first, &tmC);
         else
             consumer_cooperative<BF16>(p, a, c, rank, first, step, nwork, &tmA, &tmB, &tmC);
         if (CFG::EPI_TMA && a.c_tma && threadIdx.x % 128 == 0) ptx_tma_store_wait0();
@@ -630,6 +724,47 @@ static cudaError_t num_sms(int *sms) {
     return cudaSuccess;
 }
 
+/* Step 10's workspace: a __device__ array, so that no launch allocates. One fp32 (64,256) slot
+ * and one flag per consumer warpgroup of the grid; SK_MAX_SLOTS covers 256 CTAs of 2
+ * consumers (the H200 has 132 SMs). Launches that use it must be ordered (one stream, as the
+ * harness runs them). Flags start at 0 and each launch waits for its own epoch (1, 2, ...). */
+#define SK_MAX_SLOTS 512
+static __device__ __align__(256) float sk_ws[SK_MAX_SLOTS * P9_WG_M * P9_BLK_N];
+static __device__ unsigned sk_flags[SK_MAX_SLOTS];
+
+/* Step 10's arguments: the stream-K schedule of nwork items on as many clusters as the GPU
+ * holds at once (every cluster waits only for clusters running beside it: all must be
+ * resident, cudaOccupancyMaxActiveClusters), the workspace and a new epoch. *clusters: the
+ * grid in clusters. */
+template <class CFG>
+static cudaError_t streamk_args(kargs *a, int nwork, int sms, const void *kernel,
+                                cudaLaunchConfig_t *lc, long long *clusters) {
+    static int resident = -1; /* clusters of this configuration an SM set holds at once */
+    static unsigned epoch = 0;
+    cudaError_t e;
+    if (resident < 0) {
+        lc->gridDim = dim3((unsigned)(sms / CFG::CLUSTER * CFG::CLUSTER));
+        if ((e = cudaOccupancyMaxActiveClusters(&resident, kernel, lc)) != cudaSuccess) return e;
+    }
+    int groups = sms / CFG::CLUSTER;
+    if (groups > resident) groups = resident;
+    if (groups > SK_MAX_SLOTS / (CFG::CLUSTER * CFG::CONSUMERS))
+        groups = SK_MAX_SLOTS / (CFG::CLUSTER * CFG::CONSUMERS);
+    if (groups < 1) return cudaErrorInvalidConfiguration;
+    /* a range shorter than 8 K tiles costs more in partial sums than it saves */
+    a->sk = p9_sk_plan(nwork, a->ktiles, groups, 1, 8);
+    *clusters = a->sk.groups;
+    if ((e = cudaGetSymbolAddress((void **)&a->ws, sk_ws)) != cudaSuccess ||
+        (e = cudaGetSymbolAddress((void **)&a->flags, sk_flags)) != cudaSuccess)
+        return e;
+    if (++epoch == 0) { /* after 2^32 launches: clear the flags, start again */
+        if ((e = cudaMemset(a->flags, 0, sizeof sk_flags)) != cudaSuccess) return e;
+        epoch = 1;
+    }
+    a->epoch = epoch;
+    return cudaSuccess;
+}
+
 template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaStream_t s) {
     const int bf16 = p->dtype == GEMM_BF16;
     kargs a;
@@ -646,6 +781,10 @@ template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaSt
     /* N % 8 too: at N = 129 the H200's clipped TMA store wrote the whole 16-byte chunk that
      * holds column 128, i.e. columns 129..135 of C's padding (run 09-6) */
     a.c_tma = CFG::EPI_TMA && p->n % 8 == 0 && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
+    a.sk = p9_sk_plan(1, 1, 1, 0, 1); /* unused before step 10 */
+    a.ws = NULL;
+    a.flags = NULL;
+    a.epoch = 0;
     if (a.tiles_m == 0 || a.tiles_n == 0) return cudaSuccess; /* empty C: nothing to do */
     CUtensorMap tmA, tmB, tmC;
     memset(&tmC, 0, sizeof tmC);
@@ -675,6 +814,9 @@ template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaSt
         int sms;
         if ((e = num_sms(&sms)) != cudaSuccess) return e;
         if (clusters > sms / CFG::CLUSTER) clusters = sms / CFG::CLUSTER;
+        if (CFG::SK && (e = streamk_args<CFG>(&a, (int)nwork, sms, (const void *)kernel, &lc,
+                                              &clusters)) != cudaSuccess)
+            return e;
     }
     lc.gridDim = dim3((unsigned)(clusters * CFG::CLUSTER));
     return cudaLaunchKernelEx(&lc, kernel, tmA, tmB, tmC, a);
@@ -693,6 +835,8 @@ typedef cfg<2, 4, 1, 1, 1, 2, 1> cfg_ws_pingpong;
 /* step 9: ws_cluster2's stages and smem (the two staging boxes of a consumer are its 16 KiB
  * staging tile), stmatrix epilogue */
 typedef cfg<2, 4, 1, 1, 2, 2> cfg_ws_stmatrix_epi;
+/* step 10: step 9 with stream-K */
+typedef cfg<2, 4, 1, 1, 2, 2, 0, 1> cfg_ws_streamk;
 #define LAUNCH(name)                                                                   \
     static cudaError_t launch_##name(const gemm_problem *p, cudaStream_t s) {          \
         return launch_cfg<cfg_##name>(p, s);                                           \
@@ -706,6 +850,7 @@ LAUNCH(ws_persistent_tma_store)
 LAUNCH(ws_cluster2)
 LAUNCH(ws_pingpong)
 LAUNCH(ws_stmatrix_epi)
+LAUNCH(ws_streamk)
 #undef LAUNCH
 
 /* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
@@ -756,6 +901,7 @@ static const gemm_variant variants[] = {
     V(ws_persistent, "ws_2wg_4stage with one CTA per SM walking tiles in grouped-raster order"),
     V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
     V(ws_pingpong, "ws_cluster2 with each consumer on its own 64x256 tile, main loops taking turns"),
+    V(ws_streamk, "ws_stmatrix_epi with stream-K: the last waves' K iterations split evenly over the clusters"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",

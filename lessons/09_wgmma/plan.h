@@ -13,6 +13,8 @@
  *                 main loops take turns (p9_pp_*)
  *   stmatrix      the epilogue of step 9: which accumulators each stmatrix register holds,
  *                 the row each lane addresses, the two staging boxes (p9_stsm_*, p9_epi_*)
+ *   stream-K      step 10: which K tiles of which work items each cluster computes, who
+ *                 adds the partial sums (p9_sk_*, p9_walk_*)
  */
 #ifndef LESSON09_PLAN_H
 #define LESSON09_PLAN_H
@@ -194,5 +196,101 @@ P9_HD static inline int p9_pp_consumer(int j) { return j % 2; }
 P9_HD static inline int p9_pp_item(int c, int i) { return 2 * i + c; }
 P9_HD static inline int p9_pp_waits_turn(int j) { return j > 0; }
 P9_HD static inline int p9_pp_hands_turn(int j, int n) { return j + 1 < n; }
+
+/* ---- stream-K (step 10): the last wave's work split evenly over the clusters --------------
+ * A persistent grid of `groups` clusters walks `nwork` work items of `ktiles` K tiles each.
+ * Walking them whole, round robin (steps 5-9), the last wave leaves clusters idle when nwork is
+ * not a multiple of groups (4096^2 in 128x256 tiles, clusters of 2: 256 items for 66 clusters,
+ * 3.88 waves). Stream-K splits the K iterations instead:
+ *   items [0, dp)      data-parallel: cluster g computes items g, g + groups, ... whole;
+ *   items [dp, nwork)  stream-K: their (nwork - dp) * ktiles K iterations, numbered item by
+ *                      item, are cut into `groups` contiguous ranges of (almost) equal length,
+ *                      range g = [begin(g), begin(g+1)) for cluster g, after its dp items.
+ * A range cut inside an item gives that item several pieces (segments). The segment that holds
+ * the item's K tile 0 is the last of its cluster's range: that cluster, the item's OWNER, adds
+ * the others' partial sums and stores the tile. Every other piece is the FIRST segment of its
+ * cluster's range (later segments start on item boundaries), so a cluster writes at most one
+ * partial sum: one workspace slot per cluster. The owner waits only for pieces that their
+ * clusters compute first, so no cycle of waits exists (all clusters must be resident at once).
+ * p9_sk_plan chooses dp: the whole items of all full waves but the last, and the last full
+ * wave plus the remainder as stream-K (one wave alone would leave ranges shorter than an item
+ * whose partial sums would cost more than they save); no stream-K when the items fill the
+ * waves exactly. tests/test_plans_09.c checks that every (item, K tile) is computed exactly
+ * once, that each item has one owner and that each contributor's piece is its cluster's first. */
+typedef struct p9_sk {
+    int nwork, ktiles; /* work items, K tiles per item */
+    int groups;        /* clusters of the grid */
+    int dp;            /* items [0, dp) data-parallel, [dp, nwork) stream-K */
+} p9_sk;
+
+/* The schedule for nwork items of ktiles K tiles on at most max_groups clusters, with stream-K
+ * (sk = 1) or without (sk = 0: round robin, as steps 5-9). With fewer items than clusters,
+ * every item is stream-K and the grid shrinks so that each range holds at least `min_iters`
+ * K iterations (a piece shorter than that costs more in partial sums than it saves), but never
+ * below one cluster per item. Precondition: nwork >= 1, ktiles >= 1, max_groups >= 1. */
+P9_HD static inline p9_sk p9_sk_plan(int nwork, int ktiles, int max_groups, int sk, int min_iters) {
+    p9_sk s;
+    s.nwork = nwork;
+    s.ktiles = ktiles;
+    s.groups = nwork < max_groups ? nwork : max_groups;
+    s.dp = nwork;
+    if (!sk || nwork % max_groups == 0) return s;
+    if (nwork > max_groups) {
+        s.dp = nwork - max_groups - nwork % max_groups;
+        return s;
+    }
+    const long long iters = (long long)nwork * ktiles;
+    long long g = iters / (min_iters > 0 ? min_iters : 1);
+    if (g > max_groups) g = max_groups;
+    if (g > nwork) s.groups = (int)g;
+    s.dp = s.groups == nwork ? nwork : 0; /* one cluster per item: round robin is the same */
+    return s;
+}
+
+/* First K iteration (counted over the stream-K items) of cluster g's range, g = 0 .. groups. */
+P9_HD static inline long long p9_sk_begin(const p9_sk *s, int g) {
+    return (long long)(s->nwork - s->dp) * s->ktiles * g / s->groups;
+}
+
+/* A cluster's walk over its segments: work item w, K tiles [k0, k1). */
+typedef struct p9_walk {
+    int w;          /* next data-parallel item */
+    long long x, e; /* next stream-K iteration, end of the range */
+} p9_walk;
+
+P9_HD static inline void p9_walk_init(p9_walk *k, const p9_sk *s, int g) {
+    k->w = g;
+    k->x = p9_sk_begin(s, g);
+    k->e = p9_sk_begin(s, g + 1);
+}
+
+/* The next segment of the walk: returns 0 when there is none, else 1 with the item and its K
+ * tiles [*k0, *k1). The data-parallel items come first, then the stream-K range. */
+P9_HD static inline int p9_walk_next(p9_walk *k, const p9_sk *s, int *w, int *k0, int *k1) {
+    if (k->w < s->dp) {
+        *w = k->w;
+        *k0 = 0;
+        *k1 = s->ktiles;
+        k->w += s->groups;
+        return 1;
+    }
+    if (k->x >= k->e) return 0;
+    const long long i = k->x / s->ktiles, first = i * s->ktiles;
+    *w = s->dp + (int)i;
+    *k0 = (int)(k->x - first);
+    *k1 = k->e - first < s->ktiles ? (int)(k->e - first) : s->ktiles;
+    k->x = first + *k1;
+    return 1;
+}
+
+/* For the owner g of stream-K item w (its segment holds K tile 0): the clusters whose pieces
+ * it adds are g + 1 .. p9_sk_last_contributor(s, g, w), those whose ranges begin inside the
+ * item (none when the result is g). */
+P9_HD static inline int p9_sk_last_contributor(const p9_sk *s, int g, int w) {
+    const long long end = (long long)(w - s->dp + 1) * s->ktiles;
+    int last = g;
+    while (last + 1 < s->groups && p9_sk_begin(s, last + 1) < end) ++last;
+    return last;
+}
 
 #endif /* LESSON09_PLAN_H */
