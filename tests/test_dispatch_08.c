@@ -5,7 +5,10 @@
  *   - the registry: unique names, smem as plan.h computes it and within the GPU, CTAs per SM
  *     that the smem allows, threads and register caps;
  *   - which configuration (split, orientation, rule) each shape of the suite
- *     (plots/data/shapes.txt) and a few more get;
+ *     (plots/data/shapes.txt), the tuning run's shapes off it and a few more get; T7 against
+ *     T8 around its wave borders (tiles per SM, the last wave's fill);
+ *   - rule R1's copies: K zero-padded to a multiple of 8, and the rules pick for that padded
+ *     problem (the split it gets, no K tile of pad alone);
  *   - every shape of a grid over 1..65536 in every layout, dtype and alignment gets a
  *     configuration that accepts it (disp_refusal says NULL for what it will run);
  *   - the split-K partition: every (tile, K tile) pair computed exactly once, no split empty;
@@ -95,13 +98,81 @@ Test(choose, other_layouts_and_unaligned_operands) {
     disp_choice c;
     cr_assert_eq(disp_choose(&p, &d, &c), 0);
     cr_assert(c.repack && !strcmp(disp_rules[c.rule].id, "T8"));
-    /* the copies: K-major, ld rounded up to 8, each 256-byte aligned in the workspace */
+    /* the copies: K-major and dense, K zero-padded to a multiple of 8 (the ld too), each
+     * 256-byte aligned in the workspace */
+    cr_assert_eq(disp_repack_k(4093), 4096);
+    cr_assert_eq(disp_repack_k(8), 8);
+    cr_assert_eq(disp_repack_k(1), 8);
     cr_assert_eq(disp_repack_ld(4093), 4096);
     cr_assert_eq(disp_repack_ld(8), 8);
     cr_assert_eq(disp_repack_bytes(1, 1, 1), 512);
     cr_assert_eq(disp_repack_bytes(4093, 4093, 4093), 2LL * 4093 * 4096 * 2 + 2 * 0);
+    cr_assert_eq(disp_repack_bytes(1000, 33, 999), 2000128 + 66048); /* 2*1000*1000, 2*33*1000 */
     const gemm_problem q = disp_repacked(&p);
     cr_assert(q.a_kmajor && q.b_kmajor && q.lda == 4096 && q.ldb == 4096 && disp_fast_path(&q));
+    cr_assert_eq(q.k, 4096, "the copies' K: %d", q.k);
+    cr_assert(q.m == 4096 && q.n == 4096 && q.C == p.C && q.ldc == p.ldc && q.layout == GEMM_TN);
+}
+
+/* Rule R1 pads K to a multiple of 8 and the rules pick for the padded problem: what they see,
+ * the split they give it and what runs is the choice for a TN problem of K8 with aligned
+ * leading dimensions (the copies). */
+Test(choose, r1_rules_see_the_padded_k) {
+    const disp_device d = dev();
+    static const struct {
+        int m, n, k;
+        gemm_layout l;
+        int pad, offset;
+    } ps[] = {
+        {4093, 4093, 4093, GEMM_TN, 0, 0}, {16, 4096, 1020, GEMM_NN, 0, 0},
+        {127, 129, 67, GEMM_NT, 0, 0},     {1, 705, 65, GEMM_TT, 0, 0},
+        {1000, 1000, 1001, GEMM_TN, 0, 0}, {4096, 16, 4100, GEMM_NN, 0, 0},
+        {1000, 33, 999, GEMM_TN, 3, 1},    {512, 512, 7, GEMM_NT, 0, 0},
+        {3069, 3070, 3071, GEMM_NN, 0, 0},
+    };
+    for (unsigned i = 0; i < sizeof ps / sizeof ps[0]; ++i) {
+        const gemm_problem p =
+            problem(ps[i].m, ps[i].n, ps[i].k, GEMM_FP16, ps[i].l, ps[i].pad, ps[i].offset);
+        disp_choice c;
+        cr_assert_eq(disp_choose(&p, &d, &c), 0);
+        cr_assert(c.repack, "%dx%dx%d: no copies", p.m, p.n, p.k);
+        const int k8 = (p.k + 7) / 8 * 8;
+        const gemm_problem q = disp_choice_problem(&p, &c);
+        cr_assert_eq(q.k, k8, "%dx%dx%d: the configuration runs K = %d, want %d", p.m, p.n, p.k,
+                     q.k, k8);
+        cr_assert(q.lda == k8 && q.ldb == k8);
+        /* the same choice as the rules make for the copies themselves */
+        const gemm_problem tn = problem(p.m, p.n, k8, GEMM_FP16, GEMM_TN, 0, 0);
+        disp_choice w;
+        cr_assert_eq(
+            disp_choose_rules(&tn, &d, DISP_WS_BYTES - disp_repack_bytes(p.m, p.n, p.k), &w), 0);
+        cr_assert(c.cfg == w.cfg && c.split == w.split && c.transposed == w.transposed &&
+                      c.rule == w.rule,
+                  "%dx%dx%d: %s split %d, the rules on %dx%dx%d give %s split %d", p.m, p.n, p.k,
+                  disp_configs[c.cfg].name, c.split, p.m, p.n, k8, disp_configs[w.cfg].name,
+                  w.split);
+    }
+    /* the padded K moves the split: 16x4096x1020 NN splits K = 1024 four ways (1020 would
+     * allow 3 of DISP_MIN_SPLIT_K_TC = 256) */
+    gemm_problem p = problem(16, 4096, 1020, GEMM_FP16, GEMM_NN, 0, 0);
+    disp_choice c;
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert(c.repack && c.split == 4 && !strcmp(disp_rules[c.rule].id, "T2"), "split %d",
+              c.split);
+    /* 4093^3: the rules see 4093x4093x4096 and take T8 */
+    p = problem(4093, 4093, 4093, GEMM_BF16, GEMM_TN, 0, 0);
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert(c.repack && c.split == 1 && !strcmp(disp_rules[c.rule].id, "T8"));
+    cr_assert_eq(disp_choice_problem(&p, &c).k, 4096);
+    /* every TC tile's BK is a multiple of 8: K8 has the K tiles of K, none of pad alone */
+    for (int ci = 0; ci < DISP_NCONFIGS; ++ci) {
+        if (disp_configs[ci].kind != DISP_TC) continue;
+        const int bk = disp_configs[ci].bk;
+        cr_assert_eq(bk % 8, 0, "%s", disp_configs[ci].name);
+        for (int k = 1; k <= 4 * bk + 9; ++k)
+            cr_assert_eq(disp_ceil(disp_repack_k(k), bk), disp_ceil(k, bk), "%s K %d",
+                         disp_configs[ci].name, k);
+    }
 }
 
 /* The suite (plots/data/shapes.txt) in fp16 TN, on the H200 of disp_device_default. */
@@ -183,6 +254,51 @@ Test(choose, small_m_small_n_and_deep_k) {
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
 }
 
+/* The tuning run's seven shapes off the suite (notes/perf.md run 11-2), fp16 TN. */
+static const want tune_extra[] = {
+    {32, 4096, 4096, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
+    {256, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
+    {768, 768, 768, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 3, 0, "T6"},
+    {1536, 1536, 1536, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 72 tiles */
+    {3072, 3072, 3072, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 288: 2.18/SM */
+    {4096, 11008, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 1376 */
+    {96, 8192, 8192, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 0, 0, "T6"},        /* M > 64 */
+};
+
+Test(choose, the_tuning_runs_shapes_off_the_suite) {
+    for (unsigned i = 0; i < sizeof tune_extra / sizeof tune_extra[0]; ++i)
+        check_want(&tune_extra[i]);
+}
+
+/* T7 against T8: 128x256 tiles per SM (132 SMs, one persistent CTA each). Under one tile per SM,
+ * or under 3 with the last wave at most half full (<= 66 of 132 CTAs), 128x128x64_s3; else the
+ * persistent kernel. Shapes BLK_M x BLK_N multiples, so tiles = (M/128) * (N/256). */
+Test(choose, t7_takes_few_waves_with_a_sparse_last_wave) {
+    static const want ws[] = {
+        {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 128: 0.97 */
+        {1536, 2816, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 132 */
+        {896, 4864, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"},  /* 133: 1 + 1 */
+        {1408, 4608, 2048, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 198: 1 + 66 */
+        {1280, 5120, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 200 */
+        {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 256 */
+        {1024, 8448, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 264 */
+        {640, 13568, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 265: 2 + 1 */
+        {3072, 3072, 3072, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 288: 2 + 24 */
+        {1920, 5632, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 330: 2 + 66 */
+        {512, 21248, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 332 */
+        {2048, 6400, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 400 */
+        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 512 */
+        {3069, 3070, 3071, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "R1 T7"},         /* copies */
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+    /* the count is the GPU's: on 100 SMs 3072^3's 288 tiles are 2.88 waves, the last one 88 of
+     * 100 full, which the persistent kernel keeps */
+    cr_assert(disp_t7_waves(288, 132) && !disp_t7_waves(288, 100));
+    cr_assert(disp_t7_waves(99, 100) && !disp_t7_waves(100, 100) && disp_t7_waves(150, 100));
+    cr_assert(!disp_t7_waves(151, 100) && !disp_t7_waves(200, 100) && disp_t7_waves(250, 100));
+    cr_assert(!disp_t7_waves(251, 100) && !disp_t7_waves(301, 100) && !disp_t7_waves(350, 100));
+}
+
 /* Every split the dispatcher picks computes every (tile, K tile) pair of the problem exactly
  * once: simulate the (tiles, splits) grid of each split-K choice over the extents grid. */
 Test(splitk, the_grid_of_every_choice_covers_every_tile_and_k_tile_once) {
@@ -191,33 +307,41 @@ Test(splitk, the_grid_of_every_choice_covers_every_tile_and_k_tile_once) {
     static const int ms[] = {1, 16, 17, 64, 100, 128, 129, 512, 1000, 4096};
     static const int ks[] = {1, 63, 64, 65, 256, 705, 4096, 16384};
     int checked = 0;
-    for (unsigned a = 0; a < sizeof ms / sizeof ms[0]; ++a)
-        for (unsigned b = 0; b < sizeof ms / sizeof ms[0]; ++b)
-            for (unsigned kk = 0; kk < sizeof ks / sizeof ks[0]; ++kk) {
-                gemm_problem p = problem(ms[a], ms[b], ks[kk], GEMM_FP16, GEMM_TN, 0, 0);
-                disp_choice c;
-                cr_assert_eq(disp_choose(&p, &d, &c), 0);
-                if (c.split == 1) continue;
-                const disp_config *cf = &disp_configs[c.cfg];
-                const gemm_problem q = disp_choice_problem(&p, &c);
-                const long long tiles = disp_tiles(cf, q.m, q.n), kt = disp_ceil(q.k, cf->bk);
-                cr_assert_leq(tiles * kt, (long long)sizeof hit);
-                memset(hit, 0, (size_t)(tiles * kt));
-                for (long long t = 0; t < tiles; ++t)
-                    for (int s = 0; s < c.split; ++s) { /* CTA (t, s) of the grid */
-                        int kt0, kt1;
-                        plan_split((int)kt, c.split, s, &kt0, &kt1);
-                        cr_assert(kt0 < kt1);
-                        for (int k = kt0; k < kt1; ++k) ++hit[t * kt + k];
-                    }
-                for (long long e = 0; e < tiles * kt; ++e)
-                    cr_assert_eq(hit[e], 1, "%dx%dx%d split %d: (tile, K tile) %lld done %d times",
-                                 p.m, p.n, p.k, c.split, e, hit[e]);
-                /* the workspace holds every slice */
-                cr_assert_leq((long long)c.split * q.m * q.n * 4, DISP_WS_BYTES);
-                ++checked;
-            }
-    cr_assert_gt(checked, 20);
+    for (int l = 0; l < 2; ++l) /* TN (odd K: odd lda, R1's copies); NN: R1's copies always */
+        for (unsigned a = 0; a < sizeof ms / sizeof ms[0]; ++a)
+            for (unsigned b = 0; b < sizeof ms / sizeof ms[0]; ++b)
+                for (unsigned kk = 0; kk < sizeof ks / sizeof ks[0]; ++kk) {
+                    gemm_problem p =
+                        problem(ms[a], ms[b], ks[kk], GEMM_FP16, l ? GEMM_NN : GEMM_TN, 0, 0);
+                    disp_choice c;
+                    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+                    cr_assert_eq(c.repack, !disp_fast_path(&p));
+                    if (c.split == 1) continue;
+                    const disp_config *cf = &disp_configs[c.cfg];
+                    const gemm_problem q = disp_choice_problem(&p, &c);
+                    cr_assert_eq(q.k, c.repack ? (p.k + 7) / 8 * 8 : p.k);
+                    const long long tiles = disp_tiles(cf, q.m, q.n), kt = disp_ceil(q.k, cf->bk);
+                    /* the padded K has the K tiles of K: no split is pad alone */
+                    cr_assert_eq(kt, disp_ceil(p.k, cf->bk), "%dx%dx%d: %lld K tiles", p.m, p.n,
+                                 p.k, kt);
+                    cr_assert_leq(tiles * kt, (long long)sizeof hit);
+                    memset(hit, 0, (size_t)(tiles * kt));
+                    for (long long t = 0; t < tiles; ++t)
+                        for (int s = 0; s < c.split; ++s) { /* CTA (t, s) of the grid */
+                            int kt0, kt1;
+                            plan_split((int)kt, c.split, s, &kt0, &kt1);
+                            cr_assert(kt0 < kt1);
+                            for (int k = kt0; k < kt1; ++k) ++hit[t * kt + k];
+                        }
+                    for (long long e = 0; e < tiles * kt; ++e)
+                        cr_assert_eq(hit[e], 1,
+                                     "%dx%dx%d split %d: (tile, K tile) %lld done %d times", p.m,
+                                     p.n, p.k, c.split, e, hit[e]);
+                    /* the workspace holds every slice */
+                    cr_assert_leq((long long)c.split * q.m * q.n * 4, DISP_WS_BYTES);
+                    ++checked;
+                }
+    cr_assert_gt(checked, 40);
 }
 
 Test(choose, large_tn_problems_take_the_persistent_kernel) {
@@ -264,7 +388,9 @@ Test(choose, every_shape_layout_dtype_and_alignment_gets_a_configuration_that_ac
                                     cr_assert_leq(rb + 4LL * c.split * q.m * q.n, DISP_WS_BYTES);
                                 cr_assert_leq(rb, DISP_WS_BYTES);
                                 if (c.repack)
-                                    cr_assert(p.dtype != GEMM_FP32 && !disp_fast_path(&p));
+                                    cr_assert(p.dtype != GEMM_FP32 && !disp_fast_path(&p) &&
+                                              q.k == disp_repack_k(p.k) && q.k % 8 == 0);
+                                else cr_assert_eq(q.k, p.k);
                                 const char *r = disp_refusal(&disp_configs[c.cfg], &q, c.split, &d,
                                                              why, sizeof why);
                                 cr_assert_null(r, "%dx%dx%d dt %d layout %d: %s refuses: %s", p.m,
@@ -360,6 +486,21 @@ Test(rules, every_rule_is_in_the_readme_and_explain_names_it) {
     char line[512];
     disp_explain(&p, &d, line, sizeof line);
     cr_assert_not_null(strstr(line, "128x256x64_s3_persistent (rule T8: "), "%s", line);
+    /* rule R1: the copies, the padded K when K % 8 != 0, then the rule that picked */
+    p = problem(4093, 4093, 4093, GEMM_FP16, GEMM_TN, 0, 0);
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert(strstr(line,
+                     "A and B copied K-major with K zero-padded to 4096 (rule R1: lda = 4093 "
+                     "is not a multiple of 8), then 128x256x64_s3_persistent (rule T8: ") == line,
+              "%s", line);
+    p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_NT, 0, 0);
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert(strstr(line, "A and B copied K-major (rule R1: A and B not K-major), then "
+                           "128x256x64_s3_persistent (rule T8: ") == line,
+              "%s", line);
+    p = problem(3072, 3072, 3072, GEMM_FP16, GEMM_TN, 0, 0);
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert(strstr(line, "128x128x64_s3 (rule T7: ") == line, "%s", line);
 }
 
 /* ---- the SIMT configurations (simt_plan.h, lesson 04's layouts) --------------------------- */

@@ -46,6 +46,12 @@ Test(candidates, each_accepted_once_and_the_rules_choice_among_them) {
                     cr_assert(c[i].split >= 1 && c[i].split <= DISP_MAX_SPLIT);
                     cr_assert(!c[i].transposed || disp_configs[c[i].cfg].sched == DISP_SPLITK);
                     cr_assert(!c[i].repack || !disp_fast_path(&p), "copies only where needed");
+                    if (c[i].repack) { /* the copies' problem: TN, K padded to a multiple of 8 */
+                        const gemm_problem q = disp_choice_problem(&p, &c[i]);
+                        cr_assert(q.k == (p.k + 7) / 8 * 8 && q.lda == q.k && q.ldb == q.k &&
+                                      q.layout == GEMM_TN,
+                                  "%dx%dx%d: a copied candidate runs K = %d", p.m, p.n, p.k, q.k);
+                    }
                     cr_assert(disp_configs[c[i].cfg].dtypes & GEMM_DT_BIT(dt));
                     for (int j = 0; j < i; ++j)
                         cr_assert(!disp_same_run(&c[i], &c[j]), "%dx%dx%d: candidate %d twice", p.m,
@@ -289,5 +295,18 @@ Test(lookup, explain_says_tuned_with_file_and_line) {
     p = problem(1024, 1024, 1024, GEMM_FP16, GEMM_TN, 0, 0);
     disp_explain_tuned(&p, &d, &t, line, sizeof line);
     cr_assert(strstr(line, "(rule T6: "), "%s", line);
+    disp_tuned_free(&t);
+    /* a copied entry: the copies' K, padded to a multiple of 8, as the rules' line says it */
+    cr_assert_eq(disp_tuned_load("fp16 NN 127 129 67 none -> 64x128x64_s3_splitk 1 C copied 1\n"
+                                 "bf16 NT 512 512 512 none -> 128x128x64_s3 1 C copied 1\n",
+                                 "t.txt", &d, &t, err, sizeof err),
+                 0, "%s", err);
+    p = problem(127, 129, 67, GEMM_FP16, GEMM_NN, 0, 0);
+    disp_explain_tuned(&p, &d, &t, line, sizeof line);
+    cr_assert_str_eq(line, "A and B copied K-major with K zero-padded to 72, then "
+                           "64x128x64_s3_splitk (tuned (t.txt line 1))");
+    p = problem(512, 512, 512, GEMM_BF16, GEMM_NT, 0, 0);
+    disp_explain_tuned(&p, &d, &t, line, sizeof line);
+    cr_assert_str_eq(line, "A and B copied K-major, then 128x128x64_s3 (tuned (t.txt line 2))");
     disp_tuned_free(&t);
 }

@@ -271,7 +271,7 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
 /* ---- K split ---------------------------------------------------------------------------- */
 
 /* Shortest K one split keeps (a split is also a prologue, an epilogue and a partial sum
- * written and read back; measurement pending, see disp_rules). Multiples of every BK. */
+ * written and read back; reasoned, not timed on its own). Multiples of every BK. */
 #define DISP_MIN_SPLIT_K_TC 256
 #define DISP_MIN_SPLIT_K_SIMT 128
 
@@ -305,19 +305,27 @@ typedef struct disp_choice {
     int rule;       /* index into disp_rules of the rule that picked cfg; -1: the fallback */
 } disp_choice;
 
-/* Rule R1's copy: A and B K-major with the leading dimension K rounded up to 8 halves, each
- * copy starting 256-byte aligned in the workspace (repack.cuh). */
-static inline long long disp_repack_ld(int k) { return (k + 7LL) / 8 * 8; }
+/* Rule R1's copies: A (M,K8) and B (N,K8), K-major and dense, K8 = K rounded up to a multiple
+ * of 8 (disp_repack_k): columns K..K8-1 of both copies are zeros (repack.cuh), so the product
+ * over K8 is the product over K (each pad term is 0 * 0; no real value meets a pad, so an Inf
+ * or NaN of A or B stays where it was). Each copy starts 256-byte aligned in the workspace.
+ *   e.g. disp_repack_k(4093) = 4096: 4093^3 runs as 4093x4093x4096, K % 8 == 0 (the kernel
+ *   without the partial-chunk path), lda = ldb = 4096. */
+static inline long long disp_repack_k(int k) { return (k + 7LL) / 8 * 8; }
+static inline long long disp_repack_ld(int k) { return disp_repack_k(k); } /* dense copies */
 static inline long long disp_align256(long long b) { return (b + 255) / 256 * 256; }
 static inline long long disp_repack_bytes(int m, int n, int k) {
     return disp_align256(2LL * m * disp_repack_ld(k)) + disp_align256(2LL * n * disp_repack_ld(k));
 }
-/* The problem on the copies: TN, lda = ldb = disp_repack_ld(K); A and B NULL (aligned: the
- * workspace's addresses, set by the launch). */
+/* The problem on the copies, the one the rules pick for and the kernels run: TN, K = K8
+ * (disp_repack_k), lda = ldb = K8; A and B NULL (aligned: the workspace's addresses, set by the
+ * launch). M, N, C, alpha and beta are p's. A BK that is a multiple of 8 (every TC tile's) gives
+ * K8 the K tiles of K (K8 <= ceil(K/BK)*BK), so no K tile, and no K split, is pad alone. */
 static inline gemm_problem disp_repacked(const gemm_problem *p) {
     gemm_problem q = *p;
     q.layout = GEMM_TN;
     q.a_kmajor = q.b_kmajor = 1;
+    q.k = (int)disp_repack_k(p->k);
     q.lda = q.ldb = disp_repack_ld(p->k);
     q.A = q.B = NULL;
     return q;
@@ -334,7 +342,8 @@ typedef struct disp_in {
 /* One rule: applies(in, &cfg_name, &transposed) returns 1 when the rule takes the problem and
  * names the configuration; the dispatcher then asks disp_refusal and moves on if it declines.
  * when / why / measured are the rule's row in the lesson's table (README.md; the CPU test
- * checks every id appears there). measured names the run behind the rule, or "pending". */
+ * checks every id appears there). measured names the run behind the rule (notes/perf.md), or
+ * says that the rule is reasoned and not timed on its own. */
 typedef struct disp_rule {
     const char *id;
     const char *when;
@@ -388,11 +397,25 @@ static inline int disp_rule_t6(const disp_in *in, const char **cfg, int *t) {
     *cfg = "128x128x32_s4_splitk";
     return 1;
 }
-/* T7: fewer 128x256 tiles than SMs: the persistent kernel would leave SMs idle. */
+/* Waves of 128x256 tiles: the persistent kernel holds one CTA per SM, so `tiles` tiles run in
+ * ceil(tiles / sms) waves, the last one of `tiles % sms` CTAs (0: full). 1 when those waves
+ * leave many SMs idle, T7's class: fewer tiles than SMs, or fewer than DISP_T7_MAX_WAVES tiles
+ * per SM with the last wave at most half full. The data (notes/perf.md): 3072^3, 288 tiles,
+ * 2.18 per SM, a last wave of 24 of 132: --tune (run 11-2) timed the persistent kernel at 1.15x
+ * the time of 128x128x64_s3; 4096^3, 512 tiles, 3.88 per SM, a last wave of 116: the
+ * persistent kernel 5% ahead of 128x128x64_s3 (run 11-3). Half full lies between the two
+ * fills (18% and 88%); the edge itself is not measured. */
+#define DISP_T7_MAX_WAVES 3
+static inline int disp_t7_waves(long long tiles, long long sms) {
+    const long long last = tiles % sms;
+    return tiles < sms || (tiles < DISP_T7_MAX_WAVES * sms && last > 0 && 2 * last <= sms);
+}
+/* T7: the 128x256 tiles' waves leave many SMs idle (disp_t7_waves): 128x128 tiles, 2 CTAs
+ * per SM, twice the CTAs to spread. */
 static inline int disp_rule_t7(const disp_in *in, const char **cfg, int *t) {
     (void)t;
     if (in->p->dtype == GEMM_FP32 ||
-        disp_tiles_of("128x256x64_s3_persistent", in->p->m, in->p->n) >= in->d->sms)
+        !disp_t7_waves(disp_tiles_of("128x256x64_s3_persistent", in->p->m, in->p->n), in->d->sms))
         return 0;
     *cfg = "128x128x64_s3";
     return 1;
@@ -451,49 +474,75 @@ static const disp_rule disp_rules[] = {
      "fp16/bf16, A or B not for the 16-byte copy (T1's problems), and their K-major copies "
      "fit the workspace",
      "copying A and B once (read + write of each) costs less than gathering them every K tile; "
-     "then the rules below pick for the copies (disp_choose applies R1 first)",
-     "pending (the generic path: 4093^3 at 73 TFLOP/s, notes/perf.md)", NULL},
+     "K is zero-padded to a multiple of 8, so the rules below pick for the copies and the kernel "
+     "without the partial-chunk path runs (disp_choose applies R1 first)",
+     "shape suite, run 11-3 (plots/data/NVIDIA_H200_shapes.csv): 4093^3 through R1 then T8 at "
+     "265 TFLOP/s fp16, 266 bf16 (200% / 195% of cuBLAS), copies with K = 4093 (the "
+     "partial-chunk kernel); the generic path ran 73 (notes/perf.md); the K padding: reasoned, "
+     "not timed yet",
+     NULL},
     {"T1",
      "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte "
      "aligned, too large to copy (R1)",
      "only the gathering (generic) path reads such operands; 128x128 tiles put 2 CTAs on an SM, "
      "so one CTA's 2-byte gathers overlap the other's MMAs",
-     "pending", disp_rule_t1},
+     "reasoned; not timed separately (it takes only problems whose copies exceed the 256 MiB "
+     "workspace)",
+     disp_rule_t1},
     {"T2", "fp16/bf16 TN, M <= 16",
      "a 128-row tile computes 8x the rows that exist; the problem streams B (N x K) once, so "
      "it needs every SM loading: 16-row tiles, K split until the CTAs fill the GPU",
-     "pending", disp_rule_t2},
+     "shape suite, run 11-3: 16x4096x4096 88% (fp16) / 90% (bf16) of cuBLAS; lesson 06's "
+     "kernel 22% / 21% (run 10-3)",
+     disp_rule_t2},
     {"T3", "fp16/bf16 TN, 16 < M <= 64",
-     "as T2 with 64-row tiles: 4 warps of 32x64 reuse each B fragment twice", "pending",
+     "as T2 with 64-row tiles: 4 warps of 32x64 reuse each B fragment twice",
+     "shape suite, run 11-3: 64x4096x4096 73% / 75% of cuBLAS; lesson 06's kernel 20% (run "
+     "10-3)",
      disp_rule_t3},
     {"T4", "fp16/bf16 TN, N <= 16",
-     "T2 on C^T = B*A^T: the small N becomes the small M (through the workspace)", "pending",
-     disp_rule_t4},
-    {"T5", "fp16/bf16 TN, 16 < N <= 64", "T3 on C^T = B*A^T", "pending", disp_rule_t5},
+     "T2 on C^T = B*A^T: the small N becomes the small M (through the workspace)",
+     "reasoned (T2's tile on the transposed problem); not timed separately", disp_rule_t4},
+    {"T5", "fp16/bf16 TN, 16 < N <= 64", "T3 on C^T = B*A^T",
+     "reasoned (T3's tile on the transposed problem); not timed separately", disp_rule_t5},
     {"T6", "fp16/bf16 TN, few 128x128 tiles: a K split >= 2 fits the CTA slots",
      "the tiles alone leave SMs idle; split-K (each split >= DISP_MIN_SPLIT_K_TC of K) gives "
      "every SM work, and the fp32 partial sums cost one extra pass over C",
-     "pending", disp_rule_t6},
-    {"T7", "fp16/bf16 TN, fewer 128x256 tiles than SMs",
-     "twice as many 128x128 tiles, 2 CTAs per SM, fill the GPU where 128x256 tiles cannot",
-     "pending", disp_rule_t7},
+     "shape suite, run 11-3, fp16: 128x4096x4096 67%, 128x14336x4096 66%, 1024x1024x16384 60%, "
+     "512^3 50%, 1024^3 38% of cuBLAS; --tune, run 11-2: 512^3, 768^3, 1024^3 take 1.76x, "
+     "1.44x, 1.57x the time of smaller tiles without a split",
+     disp_rule_t6},
+    {"T7",
+     "fp16/bf16 TN, fewer 128x256 tiles than SMs, or fewer than 3 per SM with the last wave "
+     "at most half full",
+     "128x128 tiles, 2 CTAs per SM: twice the CTAs spread over the SMs where 128x256 tiles "
+     "leave many idle",
+     "shape suite, run 11-3: 2048^3 66% / 64% of cuBLAS; --tune, run 11-2: at 3072^3 (2.18 "
+     "tiles per SM) the persistent kernel took 1.15x the time of 128x128x64_s3",
+     disp_rule_t7},
     {"T8", "fp16/bf16, everything else (large M, N)",
      "lesson 07's fastest tile; persistent CTAs overlap a tile's epilogue with the next tile's "
      "first loads",
-     "lesson 08 README, Measured (4096^3)", disp_rule_t8},
+     "shape suite, run 11-3: its seven shapes 63-67% (fp16), 63-65% (bf16) of cuBLAS; 4096^3 "
+     "489 TFLOP/s against 128x128x64_s3's 466 in the same run",
+     disp_rule_t8},
     {"F1", "fp32, M <= 64, or M, N and K all <= 1024",
      "a 128-row tile computes up to 4x the rows that exist, or leaves most SMs idle; 32x64 "
      "tiles, K split until the CTAs fill the GPU",
      "--tune, H200 2026-12-01 (notes/perf.md run 11-2): 512^3 0.0188 ms against F3's 0.0533, "
-     "64x4096x4096 0.0841 against 0.1204, 768^3 0.0462 against 0.0583",
+     "64x4096x4096 0.0841 against 0.1204, 768^3 0.0462 against 0.0583; shape suite, run 11-3: "
+     "16x4096x4096 112% of cuBLAS",
      disp_rule_f1},
-    {"F2", "fp32, N <= 32", "F1 on C^T = B*A^T (through the workspace)", "pending", disp_rule_f2},
+    {"F2", "fp32, N <= 32", "F1 on C^T = B*A^T (through the workspace)",
+     "reasoned (F1's tile on the transposed problem); not timed separately", disp_rule_f2},
     {"F3", "fp32, few 128x128 tiles: a K split >= 2 fits the CTA slots",
-     "as T6, for lesson 04's kernel (each split >= DISP_MIN_SPLIT_K_SIMT of K)", "pending",
+     "as T6, for lesson 04's kernel (each split >= DISP_MIN_SPLIT_K_SIMT of K)",
+     "shape suite, run 11-3: 128x4096x4096 84%, 128x14336x4096 86%, 1024x1024x16384 90% of "
+     "cuBLAS",
      disp_rule_f3},
     {"F4", "fp32, everything else",
      "lesson 04's fastest fp32 kernel (ldg128_128x128x8_4w, 2 CTAs per SM)",
-     "lesson 04 README (4096^3)", disp_rule_f4},
+     "shape suite, run 11-3: 88-93% of cuBLAS on its eight other shapes, 4093^3 76%", disp_rule_f4},
 };
 #define DISP_NRULES ((int)(sizeof disp_rules / sizeof disp_rules[0]))
 
@@ -526,10 +575,10 @@ static inline int disp_choose_rules(const gemm_problem *p, const disp_device *d,
 
 /* The choice for problem p on device d. R1 first: an fp16/bf16 problem whose A or B cannot
  * take the 16-byte copy is copied K-major into the workspace when both fit, and the rules
- * then pick for the copies (disp_repacked). Otherwise the rules pick for p; if none does (a
- * GPU with too little smem for the rule's tile, say), the first configuration of the
- * registry that accepts p without a split. Returns 0, or -1 when no configuration accepts p
- * (the CPU tests check that every shape, layout and dtype finds one). */
+ * then pick for the copies (disp_repacked: K padded to a multiple of 8). Otherwise the rules
+ * pick for p; if none does (a GPU with too little smem for the rule's tile, say), the first
+ * configuration of the registry that accepts p without a split. Returns 0, or -1 when no
+ * configuration accepts p (the CPU tests check that every shape, layout and dtype finds one). */
 static inline int disp_choose(const gemm_problem *p, const disp_device *d, disp_choice *out) {
     char why[256];
     if (p->dtype != GEMM_FP32 && !disp_fast_path(p) &&
@@ -561,17 +610,22 @@ static inline gemm_problem disp_choice_problem(const gemm_problem *p, const disp
 }
 
 /* The choice for p as one line (no newline), e.g.
- *   "16x128x64_s4_splitk, K split 12 (rule T2: fp16/bf16, M <= 16: ...)" */
+ *   "16x128x64_s4_splitk, K split 12 (rule T2: fp16/bf16, M <= 16: ...)"
+ *   "A and B copied K-major with K zero-padded to 4096 (rule R1: lda = 4093 is not a multiple
+ *    of 8), then 128x256x64_s3_persistent (rule T8: ...)"                   (4093^3, TN) */
 static inline int disp_explain(const gemm_problem *p, const disp_device *d, char *buf, size_t len) {
     disp_choice c;
     if (disp_choose(p, d, &c)) return snprintf(buf, len, "no configuration accepts this problem");
     char split[48] = "";
     if (c.split > 1) snprintf(split, sizeof split, ", K split %d", c.split);
     const char *tr = c.transposed ? ", on C^T = B*A^T" : "";
-    char why[64], rp[128] = "";
-    if (c.repack)
-        snprintf(rp, sizeof rp, "A and B copied K-major (rule R1: %s), then ",
+    char why[64], pad[48] = "", rp[160] = "";
+    if (c.repack) {
+        if (disp_repack_k(p->k) != p->k)
+            snprintf(pad, sizeof pad, " with K zero-padded to %lld", disp_repack_k(p->k));
+        snprintf(rp, sizeof rp, "A and B copied K-major%s (rule R1: %s), then ", pad,
                  disp_slow_reason(p, why, sizeof why));
+    }
     if (c.rule < 0)
         return snprintf(buf, len, "%s%s%s (fallback: the first configuration that accepts it)",
                         disp_configs[c.cfg].name, split, tr);

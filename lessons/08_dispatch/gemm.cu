@@ -838,7 +838,8 @@ static cudaError_t launch_cfg_index(int ci, const gemm_problem *p, cudaStream_t 
 }
 
 /* Runs choice c (disp_choose, disp_candidates or a tuned entry) on p: with rule R1's copies
- * first when c.repack (A and B K-major into the workspace, the partial sums after them). */
+ * first when c.repack (A and B K-major into the workspace, K zero-padded to K8 = q.k, the
+ * partial sums after them); the configuration then runs q, the problem the rules chose for. */
 static cudaError_t run_choice(const gemm_problem *p, const disp_choice *c, cudaStream_t s) {
     const disp_device *d = current_device();
     char *ws = workspace();
@@ -849,8 +850,9 @@ static cudaError_t run_choice(const gemm_problem *p, const disp_choice *c, cudaS
     uint16_t *B2 = (uint16_t *)(ws + disp_align256(2LL * p->m * q.lda));
     q.A = A2;
     q.B = B2;
-    cudaError_t e = repack_launch(p->A, p->m, p->k, p->lda, p->a_kmajor, A2, (int)q.lda, s);
-    if (e == cudaSuccess) e = repack_launch(p->B, p->n, p->k, p->ldb, p->b_kmajor, B2, (int)q.ldb, s);
+    cudaError_t e = repack_launch(p->A, p->m, p->k, q.k, p->lda, p->a_kmajor, A2, (int)q.lda, s);
+    if (e == cudaSuccess)
+        e = repack_launch(p->B, p->n, p->k, q.k, p->ldb, p->b_kmajor, B2, (int)q.ldb, s);
     if (e != cudaSuccess) return e;
     return run_config(c->cfg, &q, c->split, c->transposed, d->sms,
                       (float *)(ws + disp_repack_bytes(p->m, p->n, p->k)), s);
