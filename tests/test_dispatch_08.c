@@ -271,7 +271,7 @@ Test(choose, the_tuning_runs_shapes_off_the_suite) {
 }
 
 /* T7 against T8: 128x256 tiles per SM (132 SMs, one persistent CTA each). Under one tile per SM,
- * or under 3 with the last wave at most half full (<= 66 of 132 CTAs), 128x128x64_s3; else the
+ * or under 5 with the last wave at most half full (<= 66 of 132 CTAs), 128x128x64_s3; else the
  * persistent kernel. Shapes BLK_M x BLK_N multiples, so tiles = (M/128) * (N/256). */
 Test(choose, t7_takes_few_waves_with_a_sparse_last_wave) {
     static const want ws[] = {
@@ -286,8 +286,12 @@ Test(choose, t7_takes_few_waves_with_a_sparse_last_wave) {
         {3072, 3072, 3072, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 288: 2 + 24 */
         {1920, 5632, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 330: 2 + 66 */
         {512, 21248, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 332 */
-        {2048, 6400, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 400 */
+        {2048, 6400, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 400: 3 + 4 */
+        {4096, 3328, 4096, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 416: 3 + 20 */
         {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 512 */
+        {4608, 4096, 4096, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 576: 4 + 48 */
+        {4608, 4352, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 612 */
+        {5632, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 704 */
         {3069, 3070, 3071, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "R1 T7"},         /* copies */
     };
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
@@ -296,7 +300,8 @@ Test(choose, t7_takes_few_waves_with_a_sparse_last_wave) {
     cr_assert(disp_t7_waves(288, 132) && !disp_t7_waves(288, 100));
     cr_assert(disp_t7_waves(99, 100) && !disp_t7_waves(100, 100) && disp_t7_waves(150, 100));
     cr_assert(!disp_t7_waves(151, 100) && !disp_t7_waves(200, 100) && disp_t7_waves(250, 100));
-    cr_assert(!disp_t7_waves(251, 100) && !disp_t7_waves(301, 100) && !disp_t7_waves(350, 100));
+    cr_assert(!disp_t7_waves(251, 100) && disp_t7_waves(301, 100) && disp_t7_waves(450, 100));
+    cr_assert(!disp_t7_waves(351, 100) && !disp_t7_waves(400, 100) && !disp_t7_waves(501, 100));
 }
 
 /* Every split the dispatcher picks computes every (tile, K tile) pair of the problem exactly

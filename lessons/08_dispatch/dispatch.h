@@ -400,12 +400,15 @@ static inline int disp_rule_t6(const disp_in *in, const char **cfg, int *t) {
 /* Waves of 128x256 tiles: the persistent kernel holds one CTA per SM, so `tiles` tiles run in
  * ceil(tiles / sms) waves, the last one of `tiles % sms` CTAs (0: full). 1 when those waves
  * leave many SMs idle, T7's class: fewer tiles than SMs, or fewer than DISP_T7_MAX_WAVES tiles
- * per SM with the last wave at most half full. The data (notes/perf.md): 3072^3, 288 tiles,
- * 2.18 per SM, a last wave of 24 of 132: --tune (run 11-2) timed the persistent kernel at 1.15x
- * the time of 128x128x64_s3; 4096^3, 512 tiles, 3.88 per SM, a last wave of 116: the
- * persistent kernel 5% ahead of 128x128x64_s3 (run 11-3). Half full lies between the two
- * fills (18% and 88%); the edge itself is not measured. */
-#define DISP_T7_MAX_WAVES 3
+ * per SM with the last wave at most half full. Then 128x128 tiles, two CTAs per SM, put at most
+ * one CTA of the last round on each SM, which runs alone and faster. The data (notes/perf.md,
+ * run 12-2, the persistent kernel against 128x128x64_s3 in one run, fp16 and bf16): 128x128
+ * tiles won at last-wave fills of 15-45% (2048x2560x4096, 3072x2048x4096, 3072^3,
+ * 4096x2560x4096, 4096x3328x4096 at 3.15 tiles per SM by 9%, 4608x4096x4096 at 4.36 per SM by
+ * 5%), the persistent kernel at 70-94% (3584x2048x4096, 8192x1024x4096, 4096^3 by 5%). With
+ * more waves the tail weighs less and 128x128 tiles' lower speed on full waves wins out; 5 per
+ * SM is past the last measured win, not a measured edge. */
+#define DISP_T7_MAX_WAVES 5
 static inline int disp_t7_waves(long long tiles, long long sms) {
     const long long last = tiles % sms;
     return tiles < sms || (tiles < DISP_T7_MAX_WAVES * sms && last > 0 && 2 * last <= sms);
@@ -476,10 +479,9 @@ static const disp_rule disp_rules[] = {
      "copying A and B once (read + write of each) costs less than gathering them every K tile; "
      "K is zero-padded to a multiple of 8, so the rules below pick for the copies and the kernel "
      "without the partial-chunk path runs (disp_choose applies R1 first)",
-     "shape suite, run 11-3 (plots/data/NVIDIA_H200_shapes.csv): 4093^3 through R1 then T8 at "
-     "265 TFLOP/s fp16, 266 bf16 (200% / 195% of cuBLAS), copies with K = 4093 (the "
-     "partial-chunk kernel); the generic path ran 73 (notes/perf.md); the K padding: reasoned, "
-     "not timed yet",
+     "run 12-2: 4093^3 through R1 (K padded to 4096) then T8 at 315 TFLOP/s fp16, 316 bf16, "
+     "against 267 / 268 with copies that kept K = 4093, same run; the generic path ran 73 "
+     "(notes/perf.md)",
      NULL},
     {"T1",
      "fp16/bf16, A or B not K-major, lda/ldb not multiples of 8 or A/B not 16-byte "
@@ -513,12 +515,13 @@ static const disp_rule disp_rules[] = {
      "1.44x, 1.57x the time of smaller tiles without a split",
      disp_rule_t6},
     {"T7",
-     "fp16/bf16 TN, fewer 128x256 tiles than SMs, or fewer than 3 per SM with the last wave "
+     "fp16/bf16 TN, fewer 128x256 tiles than SMs, or fewer than 5 per SM with the last wave "
      "at most half full",
      "128x128 tiles, 2 CTAs per SM: twice the CTAs spread over the SMs where 128x256 tiles "
      "leave many idle",
-     "shape suite, run 11-3: 2048^3 66% / 64% of cuBLAS; --tune, run 11-2: at 3072^3 (2.18 "
-     "tiles per SM) the persistent kernel took 1.15x the time of 128x128x64_s3",
+     "shape suite, run 11-3: 2048^3 66% / 64% of cuBLAS; run 12-2: 128x128 tiles 5-20% faster "
+     "at last-wave fills of 15-45% (up to 4.36 tiles per SM), the persistent kernel 5% faster "
+     "at 70-94%",
      disp_rule_t7},
     {"T8", "fp16/bf16, everything else (large M, N)",
      "lesson 07's fastest tile; persistent CTAs overlap a tile's epilogue with the next tile's "
