@@ -598,6 +598,16 @@ Test(hand, printing) {
     fclose(f);
     cr_expect(strstr(mem, "| 0 | 1 | 2 |") != NULL, "%s", mem);
     cr_expect(strstr(mem, "1 2 5\n") != NULL, "%s", mem);
+    cr_expect(strncmp(mem, "(2,3):(3,1)\n", 12) == 0, "the table's first line is the layout: %s",
+              mem);
+    free(mem);
+    /* the cells alone: no title line; the column header has no trailing blank */
+    f = open_memstream(&mem, &len);
+    cr_assert_eq(lay_print_cells(f, P("(2,3):(3,1)")), 0);
+    fclose(f);
+    cr_expect(strstr(mem, "(2,3)") == NULL, "%s", mem);
+    cr_expect(strncmp(mem, "     0   1   2\n   +---+---+---+\n 0 | 0 | 1 | 2 |\n", 46) == 0, "%s",
+              mem);
     free(mem);
 }
 
