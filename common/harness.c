@@ -92,7 +92,8 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "Checks every kernel variant of this lesson against cuBLAS and times both.\n"
             "Without sizes it runs the default sweep (127^3, 1000^3, 1021x513x2049, 4093^3,\n"
             "4096^3); cases the kernels refuse there are skipped and named after the table.\n"
-            "  --size MxNxK       problem size (repeatable, or comma-separated list)\n"
+            "  --size MxNxK       problem size (repeatable, or comma-separated list);\n"
+            "                     N alone means NxNxN (--size 4096); extents 1..65536\n"
             "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
             "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
             "  --variant NAMES    variants, comma-separated (see --list; 'default' is the first),\n"
@@ -172,18 +173,25 @@ static int parse_float(const char *s, float *out) {
 
 #define HARNESS_MAX_EXTENT 65536L
 
-/* "MxNxK" -> three extents in [1, HARNESS_MAX_EXTENT]. */
+/* "MxNxK" -> three extents in [1, HARNESS_MAX_EXTENT]; a single extent "N" means NxNxN (as
+ * --m N alone does). Two extents, four, an empty one ("4xx4") or anything else: -1. */
 static int parse_size(const char *s, int out[3]) {
     char buf[96];
     if (strlen(s) >= sizeof buf) return -1;
     strcpy(buf, s);
-    char *save = NULL, *tok = strtok_r(buf, "x", &save);
-    for (int i = 0; i < 3; ++i, tok = strtok_r(NULL, "x", &save)) {
+    int n = 0;
+    for (char *tok = buf;; ++n) {
+        char *x = strchr(tok, 'x');
+        if (x) *x = '\0';
         long v;
-        if (!tok || parse_int(tok, 1, HARNESS_MAX_EXTENT, &v)) return -1;
-        out[i] = (int)v;
+        if (n == 3 || parse_int(tok, 1, HARNESS_MAX_EXTENT, &v)) return -1;
+        out[n] = (int)v;
+        if (!x) break;
+        tok = x + 1;
     }
-    return tok ? -1 : 0;
+    if (n == 0) out[1] = out[2] = out[0];
+    else if (n != 2) return -1;
+    return 0;
 }
 
 /* Comma list of names -> bitmask through parse(); "all" -> all_mask. Sets *single when the
@@ -315,7 +323,8 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
                     return fail(err, errlen, "too many sizes (at most %s)%s", "64", "");
                 if (parse_size(tok, o->sizes[o->nsizes]))
                     return fail(err, errlen,
-                                "bad --size '%s': expected MxNxK with each extent in 1..65536%s",
+                                "bad --size '%s': expected MxNxK, or N for NxNxN, each extent in "
+                                "1..65536%s",
                                 tok, "");
                 ++o->nsizes;
             }
@@ -344,7 +353,10 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         } else if (!strcmp(name, "--alpha") || !strcmp(name, "--beta")) {
             float f;
             if (parse_float(val, &f))
-                return fail(err, errlen, "bad %s '%s': expected a finite number", name, val);
+                return fail(
+                    err, errlen,
+                    "bad %s '%s': expected a finite number within fp32's range (|x| <= 3e38)", name,
+                    val);
             if (name[2] == 'a') o->alpha = f;
             else o->beta = f;
         } else if (!strcmp(name, "--iters") || !strcmp(name, "--warmup")) {

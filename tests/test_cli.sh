@@ -29,12 +29,15 @@ for run in "$BUILD"/*/run; do
     l=$(basename "$(dirname "$run")")
     check "$l bad flag" 2 "unknown option '--frobnicate'" "$run" --frobnicate
     check "$l bad size" 2 "bad --size" "$run" --size 12x0x3
+    check "$l two extents" 2 "bad --size '100x100': expected MxNxK, or N for NxNxN" "$run" --size 100x100
     check "$l bad layout" 2 "bad --layout" "$run" --layout XX
     check "$l unknown variant" 2 "has no variant" "$run" --variant no_such_variant
     "$run" --help >/dev/null 2>&1 || { fail=$((fail+1)); echo "FAIL $l --help"; }
     "$run" --list | grep -q "$l" || { fail=$((fail+1)); echo "FAIL $l --list"; }
     if [ $has_gpu = 0 ]; then
         check "$l no GPU" 3 "no CUDA device is available" "$run" --size 64x64x64 --check-only
+        # one number is accepted (a cube): the run gets as far as the missing device
+        check "$l one extent" 3 "no CUDA device is available" "$run" --size 100 --check-only
         check "$l no GPU, plain ./run" 3 "no CUDA device is available" "$run"
         # a plain ./run never opens with a refusal: the default sweep's skips are one line
         # after the table, so without a GPU the one line is the missing device
@@ -85,6 +88,11 @@ if [ -x "$BUILD/08_dispatch/run" ]; then
     n=$(printf '%s\n' "$out" | grep -c ' fp16 \(TN\|NN\): .* (rule [A-Z][0-9]*: ')
     if [ $rc = 0 ] && [ "$n" = 4 ]; then pass=$((pass+1))
     else fail=$((fail+1)); echo "FAIL 08 --explain (rc $rc, $n rule lines): $out"; fi
+    # --size N is the cube NxNxN
+    out=$("$BUILD/08_dispatch/run" --explain --size 100,200x300x400 --dtype fp32 2>&1); rc=$?
+    if [ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^100x100x100 fp32 TN: ' &&
+       printf '%s\n' "$out" | grep -q '^200x300x400 fp32 TN: '; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL 08 --explain --size 100 (rc $rc): $out"; fi
 fi
 if [ -x "$BUILD/01_naive/run" ]; then
     check "01 --explain refused" 2 "has no dispatcher" "$BUILD/01_naive/run" --explain
