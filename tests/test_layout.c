@@ -427,6 +427,38 @@ Test(hand, construction_errors) {
     cr_expect(!lay_valid(L));
 }
 
+/* LAY_TRY returns the first error from an int function, LAY_TRY_VOID returns from a void one:
+ * the statements after a failed call do not run. */
+static int try_two(int *reached, int rc1, int rc2) {
+    LAY_TRY(rc1);
+    *reached = 1;
+    LAY_TRY(rc2);
+    *reached = 2;
+    return LAY_OK;
+}
+static void try_void(int *reached, int rc1) {
+    LAY_TRY_VOID(rc1);
+    *reached = 1;
+}
+
+Test(hand, lay_try) {
+    int r = 0;
+    cr_expect_eq(try_two(&r, LAY_OK, LAY_OK), LAY_OK);
+    cr_expect_eq(r, 2);
+    r = 0;
+    cr_expect_eq(try_two(&r, LAY_OK, LAY_E_ARG), LAY_E_ARG);
+    cr_expect_eq(r, 1);
+    r = 0;
+    cr_expect_eq(try_two(&r, LAY_E_DIVIDE, LAY_OK), LAY_E_DIVIDE);
+    cr_expect_eq(r, 0);
+    r = 0;
+    try_void(&r, LAY_OK);
+    cr_expect_eq(r, 1);
+    r = 0;
+    try_void(&r, LAY_E_ARG);
+    cr_expect_eq(r, 0);
+}
+
 Test(hand, queries) {
     lay_layout L = P("(3,(2,3)):(3,(12,1))"), m;
     cr_expect_eq(lay_depth(L), 2);
