@@ -73,11 +73,18 @@ static int bench_sweep(harness_opts *o) {
     return n;
 }
 
+/* set before harness_main by a lesson with a dispatcher (lesson 08); --help and --explain /
+ * --tune read them */
+static harness_explain_fn explain_fn; /* harness_set_explain */
+static const harness_tuner *tuner;    /* harness_set_tuner */
+void harness_set_explain(harness_explain_fn fn) { explain_fn = fn; }
+void harness_set_tuner(const harness_tuner *t) { tuner = t; }
+
 void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
-    /* the lesson's real defaults: its operand order(s), and whether any variant has epilogues
-     * (without a lesson: the generic text) */
+    /* the lesson's real defaults: its operand order(s), whether any variant has epilogues and
+     * whether it has a dispatcher (without a lesson: the generic text, every option) */
     char lays[32] = "TN";
-    int has_epi = !L;
+    int has_epi = !L, has_disp = !L || explain_fn || tuner;
     if (L && L->default_layouts) {
         size_t used = 0;
         for (int i = 0; i < GEMM_NLAYOUTS; ++i)
@@ -114,10 +121,17 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "  --poison P         nan | inf  value C holds before a beta=0 run (default nan)\n"
             "  --seed S           random seed (default 1)\n"
             "  --csv FILE         append one row per result to FILE\n"
+            "  --list             list the variants (the first is the default) and exit: name,\n"
+            "                     input dtypes, operand orders, align N (lda, ldb, ldc and the\n"
+            "                     A/B/C pointers must be multiples of N elements), summary\n"
+            "  --help             this text\n",
+            prog, lays);
+    if (has_epi)
+        fputs(
             "The epilogue: D = act(alpha*A*B^T + beta*C + bias), rounded once to the output\n"
             "dtype; checked against cuBLASLt's fused epilogue (or cuBLAS + a reference kernel)\n"
-            "and timed against both, fused and unfused.\n"
-            "%s:\n"
+            "and timed against both, fused and unfused. The variants whose --list line says\n"
+            "out: or epilogue: take these options:\n"
             "  --out D            output (and C) dtype: fp32 | fp16 | bf16 | all, or a comma list\n"
             "                     (default: fp32 for fp32 inputs, else the input dtype)\n"
             "  --epilogue E       none | bias | relu | bias_relu | gelu | bias_gelu | all, or a\n"
@@ -127,24 +141,27 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "  --gelu F           tanh (cuBLASLt's form, default) | erf\n"
             "  --bias-dtype D     fp32 | fp16 | bf16 (default: the output dtype)\n"
             "  --exact            every element must equal the references exactly (integer data:\n"
-            "                     --init ones or int; the bias is then bias[i] = i)\n"
-            "  --list             list the variants (the first is the default) and exit: name,\n"
-            "                     input dtypes, operand orders, align N (lda, ldb, ldc and the\n"
-            "                     A/B/C pointers must be multiples of N elements), summary\n"
-            "  --explain          say which kernel the default variant picks for each case, and\n"
-            "                     why (lessons with a dispatcher); needs no GPU\n"
-            "  --tune             time every candidate of the dispatcher for each case (each\n"
-            "                     checked once): the winner, the runner-up, the default's pick\n"
-            "  --tune-out FILE    with --tune: write the winners as a table for --tuned\n"
-            "  --tuned FILE       the default variant runs FILE's entry for a problem it lists\n"
-            "  --help             this text\n"
-            "Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
-            "3 no usable CUDA device or a CUDA error.\n",
-            prog, lays,
-            has_epi
-                ? "The variants whose --list line says out: or epilogue: take these options"
-                : "This lesson's variants have none (lesson 07's do): here only --epilogue none\n"
-                  "and the default --out run");
+            "                     --init ones or int; the bias is then bias[i] = i)\n",
+            f);
+    else
+        fputs("This lesson's variants have none of lesson 07's fused epilogues: its epilogue\n"
+              "options (--out, --epilogue, ...: lesson 07's ./run --help) take only their\n"
+              "defaults here.\n",
+              f);
+    if (has_disp)
+        fputs("The dispatcher (lesson 08: the default variant picks a kernel per problem):\n"
+              "  --explain          say which kernel the default variant picks for each case, and\n"
+              "                     why; needs no GPU\n"
+              "  --tune             time every candidate of the dispatcher for each case (each\n"
+              "                     checked once): the winner, the runner-up, the default's pick\n"
+              "  --tune-out FILE    with --tune: write the winners as a table for --tuned\n"
+              "  --tuned FILE       the default variant runs FILE's entry for a problem it lists\n",
+              f);
+    else
+        fputs("This lesson has no dispatcher: --explain, --tune and --tuned are lesson 08's.\n", f);
+    fputs("Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
+          "3 no usable CUDA device or a CUDA error.\n",
+          f);
 }
 
 static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
@@ -1397,9 +1414,6 @@ static int case_compare(const harness_opts *o, const gemm_problem *p, case_data 
  * separate bias/activation kernel (in place on cuBLAS's output). */
 typedef enum { RUN_LESSON, RUN_CUBLAS, RUN_LT, RUN_UNFUSED, RUN_CANDIDATE } run_what;
 
-static const harness_tuner *tuner; /* harness_set_tuner */
-void harness_set_tuner(const harness_tuner *t) { tuner = t; }
-
 typedef struct timed {
     run_ctx *x;
     const gemm_variant *v;
@@ -1629,9 +1643,6 @@ static void list_variants(const gemm_lesson *L) {
                caps);
     }
 }
-
-static harness_explain_fn explain_fn; /* harness_set_explain */
-void harness_set_explain(harness_explain_fn fn) { explain_fn = fn; }
 
 /* --explain: the lesson's explain line for every (dtype, layout, size) of the request (the
  * dtypes of its default variant when --dtype is not given), without the GPU. */

@@ -121,16 +121,27 @@ if [ -x "$BUILD/08_dispatch/run" ]; then
     check "08 --tuned entry vs --offset" 2 "which refuses this problem" "$BUILD/08_dispatch/run" --tuned "$tdir/good.txt" --variant default --dtype fp16 --size 512x512x512 --offset 1
     rm -rf "$tdir"
 fi
-# --help names the lesson's own default operand order (lessons 01 and 02: TT; from 03 on: TN)
-# and says whether the lesson's variants take the epilogue options
+# --help names the lesson's own default operand order (lessons 01 and 02: TT; from 03 on: TN),
+# lists the epilogue options only where a variant takes them (else one sentence names lesson
+# 07) and the dispatcher's options only in lesson 08 (else one sentence names lesson 08)
 for l in 01_naive:TT 02_layout:TT 03_tiled:TN; do
     run=$BUILD/${l%%:*}/run
     [ -x "$run" ] || continue
-    if "$run" --help | grep -q -- "--layout .*(default here: ${l##*:})"; then pass=$((pass+1))
+    h=$("$run" --help)
+    if printf '%s\n' "$h" | grep -q -- "--layout .*(default here: ${l##*:})"; then pass=$((pass+1))
     else fail=$((fail+1)); echo "FAIL ${l%%:*} --help does not name its default order ${l##*:}"; fi
-    if "$run" --help | grep -q "This lesson's variants have none"; then pass=$((pass+1))
-    else fail=$((fail+1)); echo "FAIL ${l%%:*} --help does not say it has no epilogues"; fi
+    if printf '%s\n' "$h" | grep -q "This lesson's variants have none of lesson 07's fused epilogues" &&
+       ! printf '%s\n' "$h" | grep -q -- '^  --bias-axis'; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL ${l%%:*} --help: epilogue options listed, or no sentence saying it has none"; fi
+    if printf '%s\n' "$h" | grep -q "This lesson has no dispatcher: --explain, --tune and --tuned are lesson 08's" &&
+       ! printf '%s\n' "$h" | grep -q -- '^  --tune '; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL ${l%%:*} --help: dispatcher options listed, or no sentence saying it has none"; fi
 done
+if [ -x "$BUILD/08_dispatch/run" ]; then
+    h=$("$BUILD/08_dispatch/run" --help)
+    if printf '%s\n' "$h" | grep -q -- '^  --explain ' && printf '%s\n' "$h" | grep -q -- '^  --tuned FILE'; then
+        pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL 08 --help does not list --explain and --tuned"; fi
+fi
 # the CPU bank-conflict counter: --help prints its usage (exit 0), anything else one line, exit 2
 bc=$BUILD/tools/bank_conflicts
 if [ -x "$bc" ]; then
