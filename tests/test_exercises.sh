@@ -11,8 +11,9 @@
 #      a GPU: passes, a slow kernel (half the speed points), wrong answers, a fault, a hang
 #      (stopped by the timeout), refused cases; its last line names its exit status;
 #   6. `make gradeNN SUB=dir/sub_x` grades into build/grade/NN_name/sub_x (no doubled prefix);
-#   7. SUB given empty, SUB not a folder, a SUB without the rubric's files, and exerciseNN of
-#      an assignment without a kernel are refused in one line with status 2;
+#   7. SUB given empty, SUB not a folder, a SUB without the rubric's files, exerciseNN of an
+#      assignment without a kernel, and lessonNN / gradeNN of no lesson or assignment are
+#      refused in one line with status 2;
 #   8. make gradeNN exits 0 for the grader's status 0 and 3, and fails for 1.
 # The binaries are built by make test (test-cpu depends on them, tests/exercise.mk).
 # Usage: BUILD=build bash tests/test_exercises.sh
@@ -124,6 +125,10 @@ if [ -n "$l1" ]; then
     for l in $lessons; do
         [ -f "lessons/$l/exercise/kernel.cu" ] || refused "has no kernel to build" "exercise${l%%_*}"
     done
+    # a goal that names no lesson or no assignment (make lesson1, make grade00)
+    refused "make lesson1: no such lesson; the lessons are lesson01" lesson1
+    refused "make grade00: no such assignment; the assignments are grade01" grade00
+    refused "make exercise1: no such assignment" exercise1
     rm -rf "$tmp"
 fi
 
