@@ -816,7 +816,10 @@ int harness_select_variants(const gemm_lesson *L, const harness_opts *o, const g
                 if (nsel < HARNESS_MAX_VARIANTS) sel[nsel++] = &L->variants[i];
             }
         if (!found) {
-            snprintf(err, errlen, "lesson %s has no variant '%s' (see --list)", L->id, tok);
+            snprintf(err, errlen,
+                     !strcmp(tok, "all") ? "lesson %s: --variant all stands alone, not in a list"
+                                         : "lesson %s has no variant '%s' (see --list)",
+                     L->id, tok);
             return 0;
         }
     }

@@ -69,6 +69,7 @@ if [ -x "$BUILD/01_naive/run" ]; then
     check "01 variant list, bad name" 2 "has no variant 'nope'" \
         "$BUILD/01_naive/run" --variant coalesced,nope
     check "01 variant list, empty" 2 "bad --variant" "$BUILD/01_naive/run" --variant ,
+    check "01 variant list with all" 2 "--variant all stands alone" "$BUILD/01_naive/run" --variant all,coalesced
     # refusals are grouped by reason: one line naming both listed variants
     n=$("$BUILD/01_naive/run" --dtype fp16 --variant coalesced,uncoalesced 2>&1 | grep -c "refused: .* of coalesced, uncoalesced: does not support dtype fp16")
     [ "$n" = 1 ] || { fail=$((fail+1)); echo "FAIL two listed variants: want 1 grouped refusal line, got $n"; }
