@@ -7,6 +7,7 @@
 #   make bench         benchmarks -> plots/data/<device>.csv
 #   make plots         charts from the committed CSV (no GPU needed)
 #   make clean
+#   make help          these targets and the lessons, with their assignments
 #
 # Variables: ARCH="80 90" (SM architectures to compile for), NVCC, CC, BUILD.
 
@@ -35,7 +36,7 @@ COMMIT    := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$
 $(shell mkdir -p $(BUILD)/common && \
   (test "$$(cat $(BUILD)/commit.txt 2>/dev/null)" = "$(COMMIT)" || echo "$(COMMIT)" > $(BUILD)/commit.txt))
 
-.PHONY: all test test-cpu test-gpu bench plots clean deps $(foreach l,$(LESSONS),lesson$(firstword $(subst _, ,$(l))))
+.PHONY: all test test-cpu test-gpu bench plots clean deps help $(foreach l,$(LESSONS),lesson$(firstword $(subst _, ,$(l))))
 .DEFAULT_GOAL := all
 
 all: $(RUNS) $(BUILD)/tools/probe
@@ -98,6 +99,31 @@ $(foreach l,$(LESSONS),$(eval $(call LESSON_RULE,$(l))))
 
 # Lessons and tests may add rules of their own (extra tools, CPU tests).
 -include $(wildcard lessons/*/lesson.mk) $(wildcard tests/*.mk)
+
+# ---- goals that name no lesson or no assignment: one line, before anything is built ------
+LESSON_GOALS := $(foreach l,$(LESSONS),lesson$(firstword $(subst _, ,$(l))))
+GRADE_GOALS  := $(foreach l,$(EX_LESSONS),grade$(firstword $(subst _, ,$(l))) exercise$(firstword $(subst _, ,$(l))))
+BAD_LESSON_GOALS := $(filter-out $(LESSON_GOALS),$(filter lesson%,$(MAKECMDGOALS)))
+BAD_GRADE_GOALS  := $(filter-out $(GRADE_GOALS) grade-%,$(filter grade% exercise%,$(MAKECMDGOALS)))
+ifneq ($(BAD_LESSON_GOALS),)
+$(error make $(firstword $(BAD_LESSON_GOALS)): no such lesson; the lessons are $(LESSON_GOALS) (make help))
+endif
+ifneq ($(BAD_GRADE_GOALS),)
+$(error make $(firstword $(BAD_GRADE_GOALS)): no such assignment; the assignments are $(filter grade%,$(GRADE_GOALS))$(if $(filter-out $(EX_LESSONS),$(LESSONS)), ($(filter-out $(EX_LESSONS),$(LESSONS)) has none)); make help)
+endif
+
+help:
+	@echo "make lessonNN      build lesson NN (build/NN_name/run) and point ./run at it; then ./run --help"
+	@echo "make gradeNN       grade lesson NN's assignment (lessons/NN_name/exercise/README.md); SUB=dir grades a submission"
+	@echo "make exerciseNN    build lesson NN with the assignment's kernel as variant 'exercise' (./run --variant exercise)"
+	@echo "make all           every lesson and tool (a quarter of an hour on 2 cores)"
+	@echo "make test          everything that runs without a GPU; make test-gpu on a GPU machine"
+	@echo "make plots         the charts from the committed measurements; make bench measures (GPU)"
+	@echo "make build/tools/layouts      the layout explorer (build/tools/layouts --help)"
+	@echo "make build/tools/bank_conflicts   lesson 06's shared-memory bank-conflict counter"
+	@echo "make clean"
+	@echo "the lessons, in learning order:"
+	@$(foreach l,$(LESSONS),printf '  make lesson%s  %-12s %s\n' $(firstword $(subst _, ,$(l))) $(l) "$(if $(filter $(l),$(EX_LESSONS)),assignment: make grade$(firstword $(subst _, ,$(l))),no assignment)";)
 
 # ---- tests --------------------------------------------------------------------------------
 CRITERION_LIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)

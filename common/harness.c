@@ -73,11 +73,18 @@ static int bench_sweep(harness_opts *o) {
     return n;
 }
 
+/* set before harness_main by a lesson with a dispatcher (lesson 08); --help and --explain /
+ * --tune read them */
+static harness_explain_fn explain_fn; /* harness_set_explain */
+static const harness_tuner *tuner;    /* harness_set_tuner */
+void harness_set_explain(harness_explain_fn fn) { explain_fn = fn; }
+void harness_set_tuner(const harness_tuner *t) { tuner = t; }
+
 void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
-    /* the lesson's real defaults: its operand order(s), and whether any variant has epilogues
-     * (without a lesson: the generic text) */
+    /* the lesson's real defaults: its operand order(s), whether any variant has epilogues and
+     * whether it has a dispatcher (without a lesson: the generic text, every option) */
     char lays[32] = "TN";
-    int has_epi = !L;
+    int has_epi = !L, has_disp = !L || explain_fn || tuner;
     if (L && L->default_layouts) {
         size_t used = 0;
         for (int i = 0; i < GEMM_NLAYOUTS; ++i)
@@ -92,7 +99,8 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "Checks every kernel variant of this lesson against cuBLAS and times both.\n"
             "Without sizes it runs the default sweep (127^3, 1000^3, 1021x513x2049, 4093^3,\n"
             "4096^3); cases the kernels refuse there are skipped and named after the table.\n"
-            "  --size MxNxK       problem size (repeatable, or comma-separated list)\n"
+            "  --size MxNxK       problem size (repeatable, or comma-separated list);\n"
+            "                     N alone means NxNxN (--size 4096); extents 1..65536\n"
             "  --m M --n N --k K  one problem size (an omitted extent equals the first given)\n"
             "  --sweep NAME       default | bench (squares 256..8192 plus odd/non-square)\n"
             "  --variant NAMES    variants, comma-separated (see --list; 'default' is the first),\n"
@@ -113,10 +121,17 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "  --poison P         nan | inf  value C holds before a beta=0 run (default nan)\n"
             "  --seed S           random seed (default 1)\n"
             "  --csv FILE         append one row per result to FILE\n"
+            "  --list             list the variants (the first is the default) and exit: name,\n"
+            "                     input dtypes, operand orders, align N (lda, ldb, ldc and the\n"
+            "                     A/B/C pointers must be multiples of N elements), summary\n"
+            "  --help             this text\n",
+            prog, lays);
+    if (has_epi)
+        fputs(
             "The epilogue: D = act(alpha*A*B^T + beta*C + bias), rounded once to the output\n"
             "dtype; checked against cuBLASLt's fused epilogue (or cuBLAS + a reference kernel)\n"
-            "and timed against both, fused and unfused.\n"
-            "%s:\n"
+            "and timed against both, fused and unfused. The variants whose --list line says\n"
+            "out: or epilogue: take these options:\n"
             "  --out D            output (and C) dtype: fp32 | fp16 | bf16 | all, or a comma list\n"
             "                     (default: fp32 for fp32 inputs, else the input dtype)\n"
             "  --epilogue E       none | bias | relu | bias_relu | gelu | bias_gelu | all, or a\n"
@@ -126,24 +141,27 @@ void harness_usage(FILE *f, const char *prog, const gemm_lesson *L) {
             "  --gelu F           tanh (cuBLASLt's form, default) | erf\n"
             "  --bias-dtype D     fp32 | fp16 | bf16 (default: the output dtype)\n"
             "  --exact            every element must equal the references exactly (integer data:\n"
-            "                     --init ones or int; the bias is then bias[i] = i)\n"
-            "  --list             list the variants (the first is the default) and exit: name,\n"
-            "                     input dtypes, operand orders, align N (lda, ldb, ldc and the\n"
-            "                     A/B/C pointers must be multiples of N elements), summary\n"
-            "  --explain          say which kernel the default variant picks for each case, and\n"
-            "                     why (lessons with a dispatcher); needs no GPU\n"
-            "  --tune             time every candidate of the dispatcher for each case (each\n"
-            "                     checked once): the winner, the runner-up, the default's pick\n"
-            "  --tune-out FILE    with --tune: write the winners as a table for --tuned\n"
-            "  --tuned FILE       the default variant runs FILE's entry for a problem it lists\n"
-            "  --help             this text\n"
-            "Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
-            "3 no usable CUDA device or a CUDA error.\n",
-            prog, lays,
-            has_epi
-                ? "The variants whose --list line says out: or epilogue: take these options"
-                : "This lesson's variants have none (lesson 07's do): here only --epilogue none\n"
-                  "and the default --out run");
+            "                     --init ones or int; the bias is then bias[i] = i)\n",
+            f);
+    else
+        fputs("This lesson's variants have none of lesson 07's fused epilogues: its epilogue\n"
+              "options (--out, --epilogue, ...: lesson 07's ./run --help) take only their\n"
+              "defaults here.\n",
+              f);
+    if (has_disp)
+        fputs("The dispatcher (lesson 08: the default variant picks a kernel per problem):\n"
+              "  --explain          say which kernel the default variant picks for each case, and\n"
+              "                     why; needs no GPU\n"
+              "  --tune             time every candidate of the dispatcher for each case (each\n"
+              "                     checked once): the winner, the runner-up, the default's pick\n"
+              "  --tune-out FILE    with --tune: write the winners as a table for --tuned\n"
+              "  --tuned FILE       the default variant runs FILE's entry for a problem it lists\n",
+              f);
+    else
+        fputs("This lesson has no dispatcher: --explain, --tune and --tuned are lesson 08's.\n", f);
+    fputs("Exit status: 0 all passed, 1 a check failed, 2 usage error or refused request,\n"
+          "3 no usable CUDA device or a CUDA error.\n",
+          f);
 }
 
 static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
@@ -172,18 +190,25 @@ static int parse_float(const char *s, float *out) {
 
 #define HARNESS_MAX_EXTENT 65536L
 
-/* "MxNxK" -> three extents in [1, HARNESS_MAX_EXTENT]. */
+/* "MxNxK" -> three extents in [1, HARNESS_MAX_EXTENT]; a single extent "N" means NxNxN (as
+ * --m N alone does). Two extents, four, an empty one ("4xx4") or anything else: -1. */
 static int parse_size(const char *s, int out[3]) {
     char buf[96];
     if (strlen(s) >= sizeof buf) return -1;
     strcpy(buf, s);
-    char *save = NULL, *tok = strtok_r(buf, "x", &save);
-    for (int i = 0; i < 3; ++i, tok = strtok_r(NULL, "x", &save)) {
+    int n = 0;
+    for (char *tok = buf;; ++n) {
+        char *x = strchr(tok, 'x');
+        if (x) *x = '\0';
         long v;
-        if (!tok || parse_int(tok, 1, HARNESS_MAX_EXTENT, &v)) return -1;
-        out[i] = (int)v;
+        if (n == 3 || parse_int(tok, 1, HARNESS_MAX_EXTENT, &v)) return -1;
+        out[n] = (int)v;
+        if (!x) break;
+        tok = x + 1;
     }
-    return tok ? -1 : 0;
+    if (n == 0) out[1] = out[2] = out[0];
+    else if (n != 2) return -1;
+    return 0;
 }
 
 /* Comma list of names -> bitmask through parse(); "all" -> all_mask. Sets *single when the
@@ -315,7 +340,8 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
                     return fail(err, errlen, "too many sizes (at most %s)%s", "64", "");
                 if (parse_size(tok, o->sizes[o->nsizes]))
                     return fail(err, errlen,
-                                "bad --size '%s': expected MxNxK with each extent in 1..65536%s",
+                                "bad --size '%s': expected MxNxK, or N for NxNxN, each extent in "
+                                "1..65536%s",
                                 tok, "");
                 ++o->nsizes;
             }
@@ -344,7 +370,10 @@ int harness_parse(int argc, char **argv, harness_opts *o, char *err, size_t errl
         } else if (!strcmp(name, "--alpha") || !strcmp(name, "--beta")) {
             float f;
             if (parse_float(val, &f))
-                return fail(err, errlen, "bad %s '%s': expected a finite number", name, val);
+                return fail(
+                    err, errlen,
+                    "bad %s '%s': expected a finite number within fp32's range (|x| <= 3e38)", name,
+                    val);
             if (name[2] == 'a') o->alpha = f;
             else o->beta = f;
         } else if (!strcmp(name, "--iters") || !strcmp(name, "--warmup")) {
@@ -787,7 +816,10 @@ int harness_select_variants(const gemm_lesson *L, const harness_opts *o, const g
                 if (nsel < HARNESS_MAX_VARIANTS) sel[nsel++] = &L->variants[i];
             }
         if (!found) {
-            snprintf(err, errlen, "lesson %s has no variant '%s' (see --list)", L->id, tok);
+            snprintf(err, errlen,
+                     !strcmp(tok, "all") ? "lesson %s: --variant all stands alone, not in a list"
+                                         : "lesson %s has no variant '%s' (see --list)",
+                     L->id, tok);
             return 0;
         }
     }
@@ -1385,9 +1417,6 @@ static int case_compare(const harness_opts *o, const gemm_problem *p, case_data 
  * separate bias/activation kernel (in place on cuBLAS's output). */
 typedef enum { RUN_LESSON, RUN_CUBLAS, RUN_LT, RUN_UNFUSED, RUN_CANDIDATE } run_what;
 
-static const harness_tuner *tuner; /* harness_set_tuner */
-void harness_set_tuner(const harness_tuner *t) { tuner = t; }
-
 typedef struct timed {
     run_ctx *x;
     const gemm_variant *v;
@@ -1617,9 +1646,6 @@ static void list_variants(const gemm_lesson *L) {
                caps);
     }
 }
-
-static harness_explain_fn explain_fn; /* harness_set_explain */
-void harness_set_explain(harness_explain_fn fn) { explain_fn = fn; }
 
 /* --explain: the lesson's explain line for every (dtype, layout, size) of the request (the
  * dtypes of its default variant when --dtype is not given), without the GPU. */

@@ -158,10 +158,22 @@ typedef struct {
     lay_layout layout;
 } lay_tensor;
 
+/* LAY_TRY(expr): expr is a status (LAY_OK or an error code of a layout operation); when it is
+ * not LAY_OK, return it from the enclosing function, which returns int.
+ *   e.g. LAY_TRY(lay_local_tile(&gA, mA, tiler, coord, 0x5u)); */
 #define LAY_TRY(expr)                                  \
     do {                                               \
         int lay_try_rc_ = (expr);                      \
         if (lay_try_rc_ != LAY_OK) return lay_try_rc_; \
+    } while (0)
+
+/* LAY_TRY_VOID(expr): the same check for a function that returns nothing, such as a __global__
+ * kernel: on an error it returns at once, so nothing is computed from a wrong layout (a kernel
+ * leaves its output unwritten, which the harness reports). With layouts built from constants
+ * the operations cannot fail, and after inlining the checks fold away. */
+#define LAY_TRY_VOID(expr)            \
+    do {                              \
+        if ((expr) != LAY_OK) return; \
     } while (0)
 
 /* ======================================================================================

@@ -149,7 +149,7 @@ static lay_off at2(lay_layout L, int i, int j) {
     return lay_crd2idx2(L, i, j);
 }
 
-int lay_print_table(FILE *f, lay_layout L) {
+int lay_print_cells(FILE *f, lay_layout L) {
     int rows, cols;
     int rc = dims2(L, &rows, &cols);
     if (rc != LAY_OK) return rc;
@@ -162,10 +162,8 @@ int lay_print_table(FILE *f, lay_layout L) {
         }
     char t[32];
     int rw = snprintf(t, sizeof t, "%d", rows - 1);
-    lay_fprint(f, L);
-    fputc('\n', f);
     fprintf(f, "%*s ", rw + 1, "");
-    for (int j = 0; j < cols; ++j) fprintf(f, " %*d ", w + 1, j);
+    for (int j = 0; j < cols; ++j) fprintf(f, j + 1 < cols ? " %*d " : " %*d", w + 1, j);
     fputc('\n', f);
     for (int i = 0; i < rows; ++i) {
         fprintf(f, "%*s +", rw + 1, "");
@@ -185,6 +183,15 @@ int lay_print_table(FILE *f, lay_layout L) {
     }
     fputc('\n', f);
     return 0;
+}
+
+int lay_print_table(FILE *f, lay_layout L) {
+    int rows, cols;
+    int rc = dims2(L, &rows, &cols);
+    if (rc != LAY_OK) return rc;
+    lay_fprint(f, L);
+    fputc('\n', f);
+    return lay_print_cells(f, L);
 }
 
 static int gnuplot_common(FILE *f, lay_layout L, const lay_swizzle *sw, lay_off base,

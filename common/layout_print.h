@@ -40,6 +40,10 @@ int lay_fprint(FILE *f, lay_layout L);
  *   e.g. lay_print_table(stdout, (2,3):(3,1)) */
 int lay_print_table(FILE *f, lay_layout L);
 
+/* lay_print_cells: lay_print_table without its first line (the layout text), for a caller
+ * that has printed the layout already (build/tools/layouts show). Same return convention. */
+int lay_print_cells(FILE *f, lay_layout L);
+
 /* lay_print_gnuplot: gnuplot-ready data for a drawing of the offsets of a rank-1/2 layout:
  * a comment line, then one line "row col value" per cell (row = mode-0 coordinate, col =
  * mode-1 coordinate), a blank line after each row (plot with `with image` or

@@ -15,9 +15,11 @@
 #                             stack frame / spills of the kernel
 # SUB given empty, SUB not a folder or lacking a file of the rubric, and exerciseNN for an
 # assignment without kernel.cu: one line, make's status 2, nothing built.
-# `make gradeNN` exits with make's status 2 whenever the grader's status (tests/grade/grade.sh)
-# is not 0; the grader's own status is the N of make's "Error N", the last line it prints, and
-# "status" in report.json.
+# The grader's status (tests/grade/grade.sh) is the last line it prints and "status" in
+# report.json: 0 full marks, 1 points lost, 2 could not grade, 3 no points lost but the GPU part
+# was not run (no GPU). `make gradeNN` exits 0 for 0 and 3 (nothing that ran lost a point: the
+# last line says whether the GPU part ran), and fails for 1 and 2, where make ends with its
+# own "Error N" line and status 2.
 #   make grade-solutions      grade every staff solution (score table; exit 0 when all 100)
 #   make grade-build          build every graded binary (skeletons, solutions, wrong ones) and
 #                             copy Criterion's libraries into build/grade/lib, for a GPU machine
@@ -100,10 +102,12 @@ $(BUILD)/grade/$(1)/$(2)/run: $(BUILD)/$(1)/gemm.o $(BUILD)/grade/$(1)/$(2)/kern
 	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS) -Xlinker --wrap=harness_main
 
 # A part that does not compile scores 0 for its checks (grade.sh says so); the grade goes on.
+# Status 3 (no GPU, nothing lost) is a finished grade, not a failure: make exits 0 there.
 grade-$(1)-$(2): $(GRADE_PROBE)
 	@$(MAKE) --no-print-directory -k $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),$(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),$(BUILD)/grade/$(1)/$(2)/run) || \
 	  echo "grade $(1): a part of $(5) does not build (the messages are above); its checks score 0"
-	@BUILD=$(BUILD) bash tests/grade/grade.sh --lesson $(1) --rubric lessons/$(1)/exercise/rubric.txt --src "$(5)" --report $(BUILD)/grade/$(1)/$(2) $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),--cpu $(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),--run $(BUILD)/grade/$(1)/$(2)/run) --probe $(GRADE_PROBE)
+	@st=0; GRADE_VIA_MAKE=1 BUILD=$(BUILD) bash tests/grade/grade.sh --lesson $(1) --rubric lessons/$(1)/exercise/rubric.txt --src "$(5)" --report $(BUILD)/grade/$(1)/$(2) $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),--cpu $(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),--run $(BUILD)/grade/$(1)/$(2)/run) --probe $(GRADE_PROBE) || st=$$$$?; \
+	  case $$$$st in 0|3) ;; *) exit $$$$st ;; esac
 
 GRADE_TARGETS_$(2) += $(if $(wildcard tests/test_exercise_$(call EX_NN,$(1)).c),$(BUILD)/grade/$(1)/$(2)/cpu) $(if $(wildcard lessons/$(1)/exercise/kernel.cu),$(BUILD)/grade/$(1)/$(2)/run)
 .PHONY: grade-$(1)-$(2)
@@ -133,9 +137,12 @@ endef
 $(foreach l,$(EX_LESSONS),$(eval $(call EXERCISE_RULES,$(l))))
 
 .PHONY: grade-solutions grade-build grade-check grade-bundle handout
-# Grade every staff solution. Without a GPU: the CPU parts, and exit status 3.
+# Grade every staff solution. Without a GPU: the CPU parts (grade_all.sh's status 3, "GPU part
+# not run"), and make exits 0 as for gradeNN; points lost anywhere: make fails.
 grade-solutions: $(GRADE_TARGETS_solution) $(GRADE_PROBE)
-	@BUILD=$(BUILD) bash tests/grade/grade_all.sh --tags solution $(EX_LESSONS)
+	@st=0; BUILD=$(BUILD) bash tests/grade/grade_all.sh --tags solution $(EX_LESSONS) || st=$$?; \
+	  [ $$st != 3 ] || echo "grade-solutions: no points lost, GPU parts not run (no usable GPU); make exits 0"; \
+	  case $$st in 0|3) ;; *) exit $$st ;; esac
 
 grade-build: $(GRADE_TARGETS_solution) $(GRADE_TARGETS_exercise) $(GRADE_TARGETS_wrong) $(GRADE_PROBE) grade-bundle
 

@@ -29,12 +29,15 @@ for run in "$BUILD"/*/run; do
     l=$(basename "$(dirname "$run")")
     check "$l bad flag" 2 "unknown option '--frobnicate'" "$run" --frobnicate
     check "$l bad size" 2 "bad --size" "$run" --size 12x0x3
+    check "$l two extents" 2 "bad --size '100x100': expected MxNxK, or N for NxNxN" "$run" --size 100x100
     check "$l bad layout" 2 "bad --layout" "$run" --layout XX
     check "$l unknown variant" 2 "has no variant" "$run" --variant no_such_variant
     "$run" --help >/dev/null 2>&1 || { fail=$((fail+1)); echo "FAIL $l --help"; }
     "$run" --list | grep -q "$l" || { fail=$((fail+1)); echo "FAIL $l --list"; }
     if [ $has_gpu = 0 ]; then
         check "$l no GPU" 3 "no CUDA device is available" "$run" --size 64x64x64 --check-only
+        # one number is accepted (a cube): the run gets as far as the missing device
+        check "$l one extent" 3 "no CUDA device is available" "$run" --size 100 --check-only
         check "$l no GPU, plain ./run" 3 "no CUDA device is available" "$run"
         # a plain ./run never opens with a refusal: the default sweep's skips are one line
         # after the table, so without a GPU the one line is the missing device
@@ -66,6 +69,7 @@ if [ -x "$BUILD/01_naive/run" ]; then
     check "01 variant list, bad name" 2 "has no variant 'nope'" \
         "$BUILD/01_naive/run" --variant coalesced,nope
     check "01 variant list, empty" 2 "bad --variant" "$BUILD/01_naive/run" --variant ,
+    check "01 variant list with all" 2 "--variant all stands alone" "$BUILD/01_naive/run" --variant all,coalesced
     # refusals are grouped by reason: one line naming both listed variants
     n=$("$BUILD/01_naive/run" --dtype fp16 --variant coalesced,uncoalesced 2>&1 | grep -c "refused: .* of coalesced, uncoalesced: does not support dtype fp16")
     [ "$n" = 1 ] || { fail=$((fail+1)); echo "FAIL two listed variants: want 1 grouped refusal line, got $n"; }
@@ -85,6 +89,11 @@ if [ -x "$BUILD/08_dispatch/run" ]; then
     n=$(printf '%s\n' "$out" | grep -c ' fp16 \(TN\|NN\): .* (rule [A-Z][0-9]*: ')
     if [ $rc = 0 ] && [ "$n" = 4 ]; then pass=$((pass+1))
     else fail=$((fail+1)); echo "FAIL 08 --explain (rc $rc, $n rule lines): $out"; fi
+    # --size N is the cube NxNxN
+    out=$("$BUILD/08_dispatch/run" --explain --size 100,200x300x400 --dtype fp32 2>&1); rc=$?
+    if [ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^100x100x100 fp32 TN: ' &&
+       printf '%s\n' "$out" | grep -q '^200x300x400 fp32 TN: '; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL 08 --explain --size 100 (rc $rc): $out"; fi
 fi
 if [ -x "$BUILD/01_naive/run" ]; then
     check "01 --explain refused" 2 "has no dispatcher" "$BUILD/01_naive/run" --explain
@@ -113,16 +122,27 @@ if [ -x "$BUILD/08_dispatch/run" ]; then
     check "08 --tuned entry vs --offset" 2 "which refuses this problem" "$BUILD/08_dispatch/run" --tuned "$tdir/good.txt" --variant default --dtype fp16 --size 512x512x512 --offset 1
     rm -rf "$tdir"
 fi
-# --help names the lesson's own default operand order (lessons 01 and 02: TT; from 03 on: TN)
-# and says whether the lesson's variants take the epilogue options
+# --help names the lesson's own default operand order (lessons 01 and 02: TT; from 03 on: TN),
+# lists the epilogue options only where a variant takes them (else one sentence names lesson
+# 07) and the dispatcher's options only in lesson 08 (else one sentence names lesson 08)
 for l in 01_naive:TT 02_layout:TT 03_tiled:TN; do
     run=$BUILD/${l%%:*}/run
     [ -x "$run" ] || continue
-    if "$run" --help | grep -q -- "--layout .*(default here: ${l##*:})"; then pass=$((pass+1))
+    h=$("$run" --help)
+    if printf '%s\n' "$h" | grep -q -- "--layout .*(default here: ${l##*:})"; then pass=$((pass+1))
     else fail=$((fail+1)); echo "FAIL ${l%%:*} --help does not name its default order ${l##*:}"; fi
-    if "$run" --help | grep -q "This lesson's variants have none"; then pass=$((pass+1))
-    else fail=$((fail+1)); echo "FAIL ${l%%:*} --help does not say it has no epilogues"; fi
+    if printf '%s\n' "$h" | grep -q "This lesson's variants have none of lesson 07's fused epilogues" &&
+       ! printf '%s\n' "$h" | grep -q -- '^  --bias-axis'; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL ${l%%:*} --help: epilogue options listed, or no sentence saying it has none"; fi
+    if printf '%s\n' "$h" | grep -q "This lesson has no dispatcher: --explain, --tune and --tuned are lesson 08's" &&
+       ! printf '%s\n' "$h" | grep -q -- '^  --tune '; then pass=$((pass+1))
+    else fail=$((fail+1)); echo "FAIL ${l%%:*} --help: dispatcher options listed, or no sentence saying it has none"; fi
 done
+if [ -x "$BUILD/08_dispatch/run" ]; then
+    h=$("$BUILD/08_dispatch/run" --help)
+    if printf '%s\n' "$h" | grep -q -- '^  --explain ' && printf '%s\n' "$h" | grep -q -- '^  --tuned FILE'; then
+        pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL 08 --help does not list --explain and --tuned"; fi
+fi
 # the CPU bank-conflict counter: --help prints its usage (exit 0), anything else one line, exit 2
 bc=$BUILD/tools/bank_conflicts
 if [ -x "$bc" ]; then

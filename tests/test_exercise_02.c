@@ -40,20 +40,25 @@ static int same_function(lay_layout a, lay_layout b) {
 
 /* The student's layout must be the library's result exactly: same shape, same strides, same
  * nesting (as CuTe prints it). */
-static void check_layout(const char *q, lay_layout got, lay_layout expected) {
+static void check_layout_hint(const char *q, lay_layout got, lay_layout expected,
+                              const char *same_function_hint) {
     char g[256], e[256];
     cr_assert(lay_valid(got), "%s: not answered yet (or not a layout: check the text)", q);
     lay_sprint(g, sizeof g, got);
     lay_sprint(e, sizeof e, expected);
     if (strcmp(g, e) == 0) return;
     if (same_function(got, expected))
-        cr_assert_fail("%s: %s is the right function but not the expected modes; "
-                       "keep the structure the operation produces (see the README)",
-                       q, g);
+        cr_assert_fail("%s: %s is the right function but not the expected modes; %s", q, g,
+                       same_function_hint);
     else if (lay_size(got) != lay_size(expected))
         cr_assert_fail("%s: %s has size %d, the answer has size %d", q, g, lay_size(got),
                        lay_size(expected));
     else cr_assert_fail("%s: %s is not the answer (a different function)", q, g);
+}
+
+static void check_layout(const char *q, lay_layout got, lay_layout expected) {
+    check_layout_hint(q, got, expected,
+                      "keep the structure the operation produces (see the README)");
 }
 
 static void check_value(const char *q, lay_off got, lay_off expected) {
@@ -76,7 +81,9 @@ Test(exercise02, q02_offset_of_a_1d_index) {
 Test(exercise02, q03_coalesce) {
     lay_layout R;
     must(lay_coalesce(&R, parse_or_die("((2,4),3):((1,2),8)")), "coalesce");
-    check_layout("Q3", ex02_q3_coalesce(), R);
+    check_layout_hint("Q3", ex02_q3_coalesce(), R,
+                      "coalesce goes on merging neighbouring modes while shape0 * stride0 == "
+                      "stride1 (lesson README, section 5): can two of yours still merge?");
 }
 
 Test(exercise02, q04_padded_kmajor_tile) {

@@ -11,8 +11,10 @@
 #      a GPU: passes, a slow kernel (half the speed points), wrong answers, a fault, a hang
 #      (stopped by the timeout), refused cases; its last line names its exit status;
 #   6. `make gradeNN SUB=dir/sub_x` grades into build/grade/NN_name/sub_x (no doubled prefix);
-#   7. SUB given empty, SUB not a folder, a SUB without the rubric's files, and exerciseNN of
-#      an assignment without a kernel are refused in one line with status 2.
+#   7. SUB given empty, SUB not a folder, a SUB without the rubric's files, exerciseNN of an
+#      assignment without a kernel, and lessonNN / gradeNN of no lesson or assignment are
+#      refused in one line with status 2;
+#   8. make gradeNN exits 0 for the grader's status 0 and 3, and fails for 1.
 # The binaries are built by make test (test-cpu depends on them, tests/exercise.mk).
 # Usage: BUILD=build bash tests/test_exercises.sh
 set -u
@@ -123,7 +125,31 @@ if [ -n "$l1" ]; then
     for l in $lessons; do
         [ -f "lessons/$l/exercise/kernel.cu" ] || refused "has no kernel to build" "exercise${l%%_*}"
     done
+    # a goal that names no lesson or no assignment (make lesson1, make grade00)
+    refused "make lesson1: no such lesson; the lessons are lesson01" lesson1
+    refused "make grade00: no such assignment; the assignments are grade01" grade00
+    refused "make exercise1: no such assignment" exercise1
     rm -rf "$tmp"
+fi
+
+# 8. make gradeNN's exit status: 0 when nothing that ran lost a point (full marks, or status 3:
+# the CPU part full and the GPU part not run), with no make "***" line; make's failure (status
+# 2, "Error 1") when points were lost. The grader's last line says which. The graded binaries
+# are the ones make test built (the grade-L-TAG targets run the recipe of gradeNN).
+grade_status() { # name want_make_status want_last_line_part target
+    local out rc last
+    out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory BUILD="$BUILD" "$4" 2>&1); rc=$?
+    last=$(printf '%s\n' "$out" | grep -v '^make: \*\*\*' | tail -1)
+    if [ $rc != "$2" ] || ! printf '%s' "$last" | grep -qF -- "$3" ||
+       { [ "$2" = 0 ] && printf '%s' "$out" | grep -q '^make: \*\*\*'; }; then
+        fail=1; echo "FAIL exercises: make $4 (exit $rc, want $2 and a last line with '$3'):"
+        printf '%s\n' "$out" | tail -3 | sed 's/^/    /'
+    fi
+}
+if [ -d solutions/01_naive ] && [ -d solutions/02_layout ]; then
+    grade_status "GPU part not run" 0 "grader status 3: no points lost, GPU part not run (GRADE_NO_GPU is set)" grade-01_naive-solution
+    grade_status "full marks, CPU only" 0 "grader status 0: full marks; make exits 0" grade-02_layout-solution
+    grade_status "points lost" 2 "grader status 1: points lost; make stops with 'Error 1'" grade-02_layout-exercise
 fi
 
 [ $fail = 0 ] && echo "exercises: all checks passed"

@@ -93,6 +93,14 @@ Test(parse, m_n_k_and_lists) {
     cr_assert_eq(parse(&o, err, 3, a3), 0, "%s", err);
     cr_assert_geq(o.nsizes, 6);
     cr_assert_eq(o.sizes[0][0], 256);
+    /* one number is a cube, as --m alone is; it mixes with MxNxK in a list */
+    const char *a4[] = {"run", "--size", "100,7x8x9", "--size", "65536"};
+    cr_assert_eq(parse(&o, err, 5, a4), 0, "%s", err);
+    cr_assert_eq(o.nsizes, 3);
+    const int want[3][3] = {{100, 100, 100}, {7, 8, 9}, {65536, 65536, 65536}};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            cr_assert_eq(o.sizes[i][j], want[i][j], "size %d extent %d: %d", i, j, o.sizes[i][j]);
 }
 
 Test(parse, help_and_list) {
@@ -115,7 +123,12 @@ Test(parse, bad_input_is_rejected) {
     } bad[] = {
         {{"run", "--bogus"}, 2, "unknown option '--bogus'"},
         {{"run", "extra"}, 2, "unexpected argument"},
-        {{"run", "--size", "4x4"}, 3, "bad --size"},
+        {{"run", "--size", "4x4"}, 3, "bad --size '4x4': expected MxNxK, or N for NxNxN"},
+        {{"run", "--size", "4xx4"}, 3, "bad --size"},
+        {{"run", "--size", "x4x4x4"}, 3, "bad --size"},
+        {{"run", "--size", "4x4x"}, 3, "bad --size"},
+        {{"run", "--size", "0"}, 3, "bad --size"},
+        {{"run", "--size", "65537"}, 3, "bad --size"},
         {{"run", "--size", "0x4x4"}, 3, "bad --size"},
         {{"run", "--size", "4x4x4x4"}, 3, "bad --size"},
         {{"run", "--size", "4xax4"}, 3, "bad --size"},
@@ -125,6 +138,7 @@ Test(parse, bad_input_is_rejected) {
         {{"run", "--dtype", "fp64"}, 3, "bad --dtype"},
         {{"run", "--alpha", "1.5x"}, 3, "bad --alpha"},
         {{"run", "--beta", "nan"}, 3, "bad --beta"},
+        {{"run", "--beta", "1e40"}, 3, "within fp32's range"},
         {{"run", "--iters", "0"}, 3, "bad --iters"},
         {{"run", "--iters"}, 2, "needs a value"},
         {{"run", "--seed", "-1"}, 3, "bad --seed"},

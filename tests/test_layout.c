@@ -427,6 +427,38 @@ Test(hand, construction_errors) {
     cr_expect(!lay_valid(L));
 }
 
+/* LAY_TRY returns the first error from an int function, LAY_TRY_VOID returns from a void one:
+ * the statements after a failed call do not run. */
+static int try_two(int *reached, int rc1, int rc2) {
+    LAY_TRY(rc1);
+    *reached = 1;
+    LAY_TRY(rc2);
+    *reached = 2;
+    return LAY_OK;
+}
+static void try_void(int *reached, int rc1) {
+    LAY_TRY_VOID(rc1);
+    *reached = 1;
+}
+
+Test(hand, lay_try) {
+    int r = 0;
+    cr_expect_eq(try_two(&r, LAY_OK, LAY_OK), LAY_OK);
+    cr_expect_eq(r, 2);
+    r = 0;
+    cr_expect_eq(try_two(&r, LAY_OK, LAY_E_ARG), LAY_E_ARG);
+    cr_expect_eq(r, 1);
+    r = 0;
+    cr_expect_eq(try_two(&r, LAY_E_DIVIDE, LAY_OK), LAY_E_DIVIDE);
+    cr_expect_eq(r, 0);
+    r = 0;
+    try_void(&r, LAY_OK);
+    cr_expect_eq(r, 1);
+    r = 0;
+    try_void(&r, LAY_E_ARG);
+    cr_expect_eq(r, 0);
+}
+
 Test(hand, queries) {
     lay_layout L = P("(3,(2,3)):(3,(12,1))"), m;
     cr_expect_eq(lay_depth(L), 2);
@@ -598,6 +630,16 @@ Test(hand, printing) {
     fclose(f);
     cr_expect(strstr(mem, "| 0 | 1 | 2 |") != NULL, "%s", mem);
     cr_expect(strstr(mem, "1 2 5\n") != NULL, "%s", mem);
+    cr_expect(strncmp(mem, "(2,3):(3,1)\n", 12) == 0, "the table's first line is the layout: %s",
+              mem);
+    free(mem);
+    /* the cells alone: no title line; the column header has no trailing blank */
+    f = open_memstream(&mem, &len);
+    cr_assert_eq(lay_print_cells(f, P("(2,3):(3,1)")), 0);
+    fclose(f);
+    cr_expect(strstr(mem, "(2,3)") == NULL, "%s", mem);
+    cr_expect(strncmp(mem, "     0   1   2\n   +---+---+---+\n 0 | 0 | 1 | 2 |\n", 46) == 0, "%s",
+              mem);
     free(mem);
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# test_layouts_cli.sh - the layout explorer (build/tools/layouts) as a user meets it: the TV
-# grids, mma / ldmatrix / copy / slice / bankmap commands print the real values (PTX ISA fragment
-# tables, the worked ldmatrix examples of the course's syllabus), --help explains the notation, and bad input
-# gives one line on stderr and exit status 2.
+# test_layouts_cli.sh - the layout explorer (build/tools/layouts) as a user meets it: show
+# prints the layout once and its table, the TV grids, mma / ldmatrix / copy / slice / bankmap
+# commands print the real values (PTX ISA fragment tables, the worked ldmatrix examples of the
+# course's syllabus), --help explains the notation, and bad input gives one line on stderr and
+# exit status 2.
 # Usage: BUILD=build bash tests/test_layouts_cli.sh
 set -u
 BUILD=${BUILD:-build}
@@ -62,6 +63,14 @@ has "bankmap floats" "        1   4   8  12  16  20  24  28   0" "$L" bankmap '(
 # --help explains the notation
 has "help notation" "Sw<3,3,3> o 0 o L" "$L" --help
 has "help ldmatrix" "ldmatrix x1|x2|x4 [trans] [A|B]" "$L" --help
+# show: the layout's text once (its first line), then size etc., then the table's cells
+out=$("$L" show '(4,8):(8,1)')
+n=$(printf '%s\n' "$out" | grep -c -F '(4,8):(8,1)')
+if [ "$n" = 1 ] && [ "$(printf '%s\n' "$out" | head -1)" = "layout           (4,8):(8,1)" ] &&
+   [ "$(printf '%s\n' "$out" | sed -n 3p)" = "      0    1    2    3    4    5    6    7" ] &&
+   printf '%s\n' "$out" | grep -qF ' 2 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 |'; then pass=$((pass+1))
+else fail=$((fail+1)); echo "FAIL show: the layout's text $n times (want 1), or not the table:"; printf '%s\n' "$out" | head -5; fi
+has "show rank 3" "size 8  cosize 8  rank 3  depth 1" "$L" show '(2,2,2):(1,2,4)'
 # bad input
 bad "ldmatrix x3" "not x1, x2 or x4" "$L" ldmatrix x3
 bad "ldmatrix A x2" "takes x4" "$L" ldmatrix x2 A

@@ -226,7 +226,8 @@ int main(int argc, char **argv) {
         put("layout", L);
         printf("size %d  cosize %lld  rank %d  depth %d\n", lay_size(L), lay_cosize(L), lay_rank(L),
                lay_depth(L));
-        if (lay_rank(L) <= 2 && lay_size(L) <= 4096) lay_print_table(stdout, L);
+        /* the table without its title line: the layout's text is the first line already */
+        if (lay_rank(L) <= 2 && lay_size(L) <= 4096) lay_print_cells(stdout, L);
         return 0;
     }
     if (strcmp(cmd, "compose") == 0) {

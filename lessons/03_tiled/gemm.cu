@@ -33,12 +33,10 @@
 #define P3_OFF2(t, i, j) ((t).off + lay_crd2idx2((t).layout, (i), (j)))
 
 /* Every layout operation returns a status; with the constant tiles of this kernel they cannot
- * fail, but a failure must never turn into a wrong index: stop the CTA (C stays unwritten and
- * the harness reports the failure). After inlining, the checks fold away. */
-#define P3_TRY(expr)                                                                           \
-    do {                                                                                       \
-        if ((expr) != LAY_OK) return;                                                          \
-    } while (0)
+ * fail, but a failure must never turn into a wrong index. A kernel returns nothing, so the
+ * calls below are wrapped in LAY_TRY_VOID (layout.h), LAY_TRY's form for a void function: on
+ * an error the CTA stops, C stays unwritten and the harness reports the failure. After
+ * inlining, the checks fold away. */
 
 /* One kernel for all four operand orders. The order is data, not code: it only chooses strides,
  * those of the full tensors mA/mB (below) and those of the copy thread layouts tA/tB (plan.h),
@@ -82,9 +80,9 @@ __global__ void __launch_bounds__(P3_NTHR)
     const lay_tiler cta_tiler = lay_tiler3(P3_BLK_M, P3_BLK_N, P3_BLK_K);
     const int cta_coord[3] = {LAY_CRD(blockIdx.x), LAY_CRD(blockIdx.y), LAY_FREE}; /* (m,n,_) */
     lay_tensor gA, gB, gC;
-    P3_TRY(lay_local_tile(&gA, mA, cta_tiler, cta_coord, 0x5u)); /* (BLK_M,BLK_K,k) */
-    P3_TRY(lay_local_tile(&gB, mB, cta_tiler, cta_coord, 0x6u)); /* (BLK_N,BLK_K,k) */
-    P3_TRY(lay_local_tile(&gC, mC, cta_tiler, cta_coord, 0x3u)); /* (BLK_M,BLK_N) */
+    LAY_TRY_VOID(lay_local_tile(&gA, mA, cta_tiler, cta_coord, 0x5u)); /* (BLK_M,BLK_K,k) */
+    LAY_TRY_VOID(lay_local_tile(&gB, mB, cta_tiler, cta_coord, 0x6u)); /* (BLK_N,BLK_K,k) */
+    LAY_TRY_VOID(lay_local_tile(&gC, mC, cta_tiler, cta_coord, 0x3u)); /* (BLK_M,BLK_N) */
     /* residues: how much of the tile exists (may exceed the tile) */
     const int m_rem = M - (int)blockIdx.x * P3_BLK_M, n_rem = N - (int)blockIdx.y * P3_BLK_N;
 
@@ -96,21 +94,21 @@ __global__ void __launch_bounds__(P3_NTHR)
 
     /* ---- copy partitions ------------------------------------------------------------------
      * tA is (32,8) threads; local_partition tiles gA with it and keeps this thread's element
-     * of every (32,8) block: thread t copies (4,1) elements per k_tile, 32 rows apart. The
+     * of every (32,8) block: thread t copies (CPY_M,CPY_K) = (4,1) elements per k_tile, 32 rows
+     * apart (CuTe's names: CPY_* for a copy partition, THR_* for the compute partition). The
      * same partition applied to sA says where each of them goes, and applied to the identity
      * tiles, what its coordinates are. */
     const lay_layout tA = p3_copy_thr_layout(a_kmajor);
     const lay_layout tB = p3_copy_thr_layout(b_kmajor);
     lay_tensor tAgA, tAsA, tAcA_m, tAcA_k, tBgB, tBsB, tBcB_n, tBcB_k;
-    P3_TRY(lay_local_partition(&tAgA, gA, tA, tid, LAY_PROJ_ALL));       /* (THR_M,THR_K,k) */
-    P3_TRY(lay_local_partition(&tAsA, sA, tA, tid, LAY_PROJ_ALL));       /* (THR_M,THR_K) */
-    P3_TRY(lay_local_partition(&tAcA_m, cA_m, tA, tid, LAY_PROJ_ALL));   /* (THR_M,THR_K) */
-    P3_TRY(lay_local_partition(&tAcA_k, cA_k, tA, tid, LAY_PROJ_ALL));   /* (THR_M,THR_K) */
-    P3_TRY(lay_local_partition(&tBgB, gB, tB, tid, LAY_PROJ_ALL));       /* (THR_N,THR_K,k) */
-    P3_TRY(lay_local_partition(&tBsB, sB, tB, tid, LAY_PROJ_ALL));       /* (THR_N,THR_K) */
-    P3_TRY(lay_local_partition(&tBcB_n, cB_n, tB, tid, LAY_PROJ_ALL));   /* (THR_N,THR_K) */
-    P3_TRY(lay_local_partition(&tBcB_k, cB_k, tB, tid, LAY_PROJ_ALL));   /* (THR_N,THR_K) */
-    const int copy_m = P3_BLK_M / 32, copy_n = P3_BLK_N / 32, copy_k = P3_BLK_K / 8;
+    LAY_TRY_VOID(lay_local_partition(&tAgA, gA, tA, tid, LAY_PROJ_ALL));       /* (CPY_M,CPY_K,k) */
+    LAY_TRY_VOID(lay_local_partition(&tAsA, sA, tA, tid, LAY_PROJ_ALL));       /* (CPY_M,CPY_K) */
+    LAY_TRY_VOID(lay_local_partition(&tAcA_m, cA_m, tA, tid, LAY_PROJ_ALL));   /* (CPY_M,CPY_K) */
+    LAY_TRY_VOID(lay_local_partition(&tAcA_k, cA_k, tA, tid, LAY_PROJ_ALL));   /* (CPY_M,CPY_K) */
+    LAY_TRY_VOID(lay_local_partition(&tBgB, gB, tB, tid, LAY_PROJ_ALL));       /* (CPY_N,CPY_K,k) */
+    LAY_TRY_VOID(lay_local_partition(&tBsB, sB, tB, tid, LAY_PROJ_ALL));       /* (CPY_N,CPY_K) */
+    LAY_TRY_VOID(lay_local_partition(&tBcB_n, cB_n, tB, tid, LAY_PROJ_ALL));   /* (CPY_N,CPY_K) */
+    LAY_TRY_VOID(lay_local_partition(&tBcB_k, cB_k, tB, tid, LAY_PROJ_ALL));   /* (CPY_N,CPY_K) */
 
     /* ---- compute partitions: projections of tC --------------------------------------------
      * tC is (16,16) threads over the (BLK_M,BLK_N) tile of C. Thread (tm,tn) owns C elements
@@ -119,11 +117,11 @@ __global__ void __launch_bounds__(P3_NTHR)
      * of sB: sB partitioned by tC's N mode only (0b10, Step<X,_1>). */
     const lay_layout tC = p3_compute_thr_layout();
     lay_tensor tCsA, tCsB, tCgC, tCcC_m, tCcC_n;
-    P3_TRY(lay_local_partition(&tCsA, sA, tC, tid, 0x1u));              /* (THR_M,BLK_K) */
-    P3_TRY(lay_local_partition(&tCsB, sB, tC, tid, 0x2u));              /* (THR_N,BLK_K) */
-    P3_TRY(lay_local_partition(&tCgC, gC, tC, tid, LAY_PROJ_ALL));      /* (THR_M,THR_N) */
-    P3_TRY(lay_local_partition(&tCcC_m, cC_m, tC, tid, LAY_PROJ_ALL));  /* (THR_M,THR_N) */
-    P3_TRY(lay_local_partition(&tCcC_n, cC_n, tC, tid, LAY_PROJ_ALL));  /* (THR_M,THR_N) */
+    LAY_TRY_VOID(lay_local_partition(&tCsA, sA, tC, tid, 0x1u));              /* (THR_M,BLK_K) */
+    LAY_TRY_VOID(lay_local_partition(&tCsB, sB, tC, tid, 0x2u));              /* (THR_N,BLK_K) */
+    LAY_TRY_VOID(lay_local_partition(&tCgC, gC, tC, tid, LAY_PROJ_ALL));      /* (THR_M,THR_N) */
+    LAY_TRY_VOID(lay_local_partition(&tCcC_m, cC_m, tC, tid, LAY_PROJ_ALL));  /* (THR_M,THR_N) */
+    LAY_TRY_VOID(lay_local_partition(&tCcC_n, cC_n, tC, tid, LAY_PROJ_ALL));  /* (THR_M,THR_N) */
 
     /* ---- register accumulators ------------------------------------------------------------ */
     float tCrC[P3_THR_M][P3_THR_N]; /* (THR_M,THR_N) */
@@ -140,18 +138,18 @@ __global__ void __launch_bounds__(P3_NTHR)
          * address is formed for every element (it is only arithmetic) and only the load is
          * guarded, so nvcc emits predicated loads instead of branches around the arithmetic. */
 #pragma unroll
-        for (int i = 0; i < copy_m; ++i)
+        for (int i = 0; i < P3_CPY_M; ++i)
 #pragma unroll
-            for (int j = 0; j < copy_k; ++j) {
+            for (int j = 0; j < P3_CPY_K; ++j) {
                 const int in = P3_OFF2(tAcA_m, i, j) < m_rem && P3_OFF2(tAcA_k, i, j) < k_rem;
                 const float *src = &LAY_AT3(tAgA, const float, i, j, k_tile);
                 LAY_AT2(tAsA, float, i, j) = in ? *src : 0.0f;
             }
         /* copy(tBgB(_,_,k_tile), tBsB) */
 #pragma unroll
-        for (int i = 0; i < copy_n; ++i)
+        for (int i = 0; i < P3_CPY_N; ++i)
 #pragma unroll
-            for (int j = 0; j < copy_k; ++j) {
+            for (int j = 0; j < P3_CPY_K; ++j) {
                 const int in = P3_OFF2(tBcB_n, i, j) < n_rem && P3_OFF2(tBcB_k, i, j) < k_rem;
                 const float *src = &LAY_AT3(tBgB, const float, i, j, k_tile);
                 LAY_AT2(tBsB, float, i, j) = in ? *src : 0.0f;

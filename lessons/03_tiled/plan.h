@@ -7,12 +7,16 @@
  *   copy         tA, tB: 256 threads as (32,8) over the (BLK_M,BLK_K) / (BLK_N,BLK_K) tiles,
  *                k fastest when the operand is K-major (a warp reads 4 rows x 8 contiguous k),
  *                m/n fastest when it is M/N-major (a warp reads 32 contiguous m): coalesced
- *                either way. Each thread copies (BLK_M/32, BLK_K/8) = (4,1) elements.
+ *                either way. Each thread copies (CPY_M,CPY_K) = (BLK_M/32, BLK_K/8) = (4,1)
+ *                elements of A per k_tile, (CPY_N,CPY_K) = (4,1) of B.
  *   compute      tC: 256 threads as (16,16) over the (BLK_M,BLK_N) tile with n fastest, so a
  *                thread owns (THR_M,THR_N) = (8,8) elements of C strided by 16 ("raked"), and
  *                16 neighbouring lanes store 16 neighbouring floats of a row of C.
- *   smem         sA (BLK_M,BLK_K):(1,BLK_M+1), sB (BLK_N,BLK_K):(1,BLK_N+1): m (n) contiguous,
+ *   smem         sA (BLK_M,BLK_K):(1,BLK_M+4), sB (BLK_N,BLK_K):(1,BLK_N+4): m (n) contiguous,
  *                padded by four floats per k column (see below).
+ * Names as in CuTe: CPY_* are the extents of a thread's copy partition (tAgA, tAsA: its
+ * elements of the operand tile), THR_* those of its compute partition (tCgC: its elements of
+ * the C tile).
  */
 #ifndef LESSON03_PLAN_H
 #define LESSON03_PLAN_H
@@ -24,8 +28,11 @@
 #define P3_BLK_K 8
 #define P3_NTHR 256
 #define P3_PAD 4 /* floats of padding per k column of sA / sB */
-#define P3_THR_M (P3_BLK_M / 16) /* 8: C rows per thread */
+#define P3_THR_M (P3_BLK_M / 16) /* 8: C rows per thread (compute partition, tC 16x16) */
 #define P3_THR_N (P3_BLK_N / 16) /* 8: C columns per thread */
+#define P3_CPY_M (P3_BLK_M / 32) /* 4: rows of the A tile per thread (copy partition, tA 32x8) */
+#define P3_CPY_N (P3_BLK_N / 32) /* 4: rows of the B tile per thread (tB 32x8) */
+#define P3_CPY_K (P3_BLK_K / 8)  /* 1: k per thread and k_tile */
 
 /* Thread layout of the copy of a (BLK_X,BLK_K) tile, 256 threads as (32,8).
  *   K-major operand: (32,8):(8,1), thread t at (x,k) = (t/8, t%8): k fastest.

@@ -64,8 +64,9 @@ int main(int argc, char **argv) {
                 argv[1]);
         return 2;
     }
-    printf("Extra shared-memory wavefronts per warp instruction (ideal: 0; each 16-byte-per-lane\n"
-           "access needs 4 wavefronts). avg / worst over a 128-row tile, 128 threads.\n\n");
+    printf("Extra shared-memory wavefronts per warp instruction (a wavefront: one pass of shared\n"
+           "memory serving a warp's access; a 16-byte-per-lane access needs 4, so ideal: 0 extra;\n"
+           "--help says more). avg / worst over a 128-row tile, 128 threads.\n\n");
     printf("| BLK_K | layout             | cp.async store | ldmatrix.x4 A | ldmatrix.x4 B |\n");
     printf("|------:|--------------------|---------------:|--------------:|--------------:|\n");
     for (int bk = 32; bk <= 64; bk *= 2)

@@ -29,8 +29,9 @@
 # CPU part and says in one line that the GPU part was not run.
 # Exit status (also "status" in report.json, and said in the last line): 0 full marks; 1 points
 # lost; 3 no points lost, but the GPU part was not run; 2 the grader could not grade (bad
-# rubric, missing binary, CPU grader that cannot start). Under `make gradeNN`, make reports a
-# non-zero status N as "Error N" and then exits with its own status 2, whatever N is.
+# rubric, missing binary, CPU grader that cannot start). `make gradeNN` (which sets
+# GRADE_VIA_MAKE=1, so that the last line says what make does) exits 0 for 0 and 3, and fails
+# for 1 and 2 (make's "Error N" line, status 2).
 set -u
 lesson= rubric= src= report= cpu= run= probe=
 while [ $# -gt 0 ]; do
@@ -265,11 +266,20 @@ if [ $need_gpu = 1 ] && [ $gpu_run = 0 ]; then
 else
     echo "score $score/100 for $lesson  report: $report/report.json"
 fi
+# the last line: the status, what it means, and (under make gradeNN, GRADE_VIA_MAKE=1) what
+# make does with it: exit 0 for 0 and 3, its own "Error N" line and status 2 for 1 and 2
 case $status in
 0) what="full marks" ;;
 1) what="points lost" ;;
 2) what="could not grade" ;;
-3) what="no points lost so far, but the GPU part was not run" ;;
+3) what="no points lost, GPU part not run ($([ -n "${GRADE_NO_GPU:-}" ] && echo "GRADE_NO_GPU is set" || echo "no usable GPU")): its points are not graded yet" ;;
 esac
-echo "grader status $status: $what${MAKELEVEL:+ (make shows a status N > 0 as 'Error N' and exits 2)}"
+via_make=
+if [ -n "${GRADE_VIA_MAKE:-}" ]; then
+    case $status in
+    0 | 3) via_make="; make exits 0" ;;
+    *) via_make="; make stops with 'Error $status'" ;;
+    esac
+fi
+echo "grader status $status: $what$via_make"
 exit $status
