@@ -37,7 +37,7 @@ for run in "$BUILD"/*/run; do
     if [ $has_gpu = 0 ]; then
         check "$l no GPU" 3 "no CUDA device is available" "$run" --size 64x64x64 --check-only
         # one number is accepted (a cube): the run gets as far as the missing device
-        check "$l one extent" 3 "no CUDA device is available" "$run" --size 100 --check-only
+        check "$l one extent" 3 "no CUDA device is available" "$run" --size 96 --check-only
         check "$l no GPU, plain ./run" 3 "no CUDA device is available" "$run"
         # a plain ./run never opens with a refusal: the default sweep's skips are one line
         # after the table, so without a GPU the one line is the missing device
