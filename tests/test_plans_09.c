@@ -588,7 +588,8 @@ static p9_sk check_sk(int nwork, int ktiles, int max_groups, int sk, int min_ite
             p9_walk k;
             p9_walk_init(&k, &s, g);
             int w2, k0, k1;
-            for (int i = 0; i < s.dp / s.groups; ++i) cr_assert(p9_walk_next(&k, &s, &w2, &k0, &k1));
+            for (int i = 0; i < s.dp / s.groups; ++i)
+                cr_assert(p9_walk_next(&k, &s, &w2, &k0, &k1));
             cr_assert(p9_walk_next(&k, &s, &w2, &k0, &k1));
             cr_assert(w2 == w && k0 > 0, "cluster %d: first stream-K piece (%d,%d)", g, w2, k0);
         }
@@ -602,7 +603,7 @@ static p9_sk check_sk(int nwork, int ktiles, int max_groups, int sk, int min_ite
 Test(streamk, every_iteration_once) {
     /* (items, K tiles): 4096^3 and 8192^3 in 256x256 cluster items (64 K tiles of 64; 128),
      * 2048^3 (64 items: fewer than clusters), 4096x4096x1024, odd counts, one item, one K tile */
-    const int cases[][2] = {{256, 64}, {1024, 128}, {64, 32}, {256, 16}, {1, 1},  {1, 64},
+    const int cases[][2] = {{256, 64}, {1024, 128}, {64, 32}, {256, 16}, {1, 1},   {1, 64},
                             {67, 3},   {65, 1},     {133, 7}, {66, 10},  {200, 2}, {7, 1000}};
     for (int i = 0; i < 12; ++i)
         for (int sk = 0; sk < 2; ++sk)
