@@ -15,22 +15,17 @@
 #include <cublasLt.h>
 
 #include "harness.h"
-
-#ifdef __CUDACC__
-#define HEPI_HD __host__ __device__
-#else
-#define HEPI_HD
-#endif
+#include "layout.h" /* LAY_HD: the course's host/device marker */
 
 /* ---- 1. the arithmetic, in fp32 -------------------------------------------------------- */
 
 /* relu that keeps NaN (x < 0 is false for NaN), as torch.relu does; fmaxf(x, 0) would turn a
  * NaN into 0 and hide it. */
-HEPI_HD static inline float hepi_relu(float x) { return x < 0.0f ? 0.0f : x; }
+LAY_HD static inline float hepi_relu(float x) { return x < 0.0f ? 0.0f : x; }
 
 /* gelu in fp32, with the accurate tanhf / erff of the C library (host) or of CUDA's libdevice
  * (device; this file is never compiled with fast math). */
-HEPI_HD static inline float hepi_gelu(float x, gemm_gelu form) {
+LAY_HD static inline float hepi_gelu(float x, gemm_gelu form) {
     if (form == GEMM_GELU_ERF) return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
     const float s2pi = 0.79788456080286536f; /* sqrt(2 / pi) */
     return 0.5f * x * (1.0f + tanhf(s2pi * (x + 0.044715f * x * x * x)));
@@ -39,8 +34,8 @@ HEPI_HD static inline float hepi_gelu(float x, gemm_gelu form) {
 /* D before its one rounding: act(ax + beta * c + bias) in fp32, in this order, where
  * ax = alpha * acc. The caller reads c only when beta != 0 (pass 0 otherwise) and passes
  * has_bias = 0 when there is no bias (adding 0 would turn -0 into +0). */
-HEPI_HD static inline float hepi_apply(float ax, float beta, float c, int has_bias, float bias,
-                                       gemm_act act, gemm_gelu form) {
+LAY_HD static inline float hepi_apply(float ax, float beta, float c, int has_bias, float bias,
+                                      gemm_act act, gemm_gelu form) {
     float v = ax;
     if (beta != 0.0f) v += beta * c;
     if (has_bias) v += bias;

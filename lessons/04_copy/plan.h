@@ -20,12 +20,6 @@
 
 #include "layout.h"
 
-#ifdef __CUDACC__
-#define P4_HD static inline __host__ __device__
-#else
-#define P4_HD static inline
-#endif
-
 /* ---- tile configurations (one per kernel variant) ---------------------------------------
  * CFG_<name>_{BLK_M,BLK_N,BLK_K, WARP_M,WARP_N, THR_M,THR_N, STAGES}
  *   BLK_*   CTA tile: the CTA computes a (BLK_M,BLK_N) block of C, BLK_K of K per k_tile
@@ -142,7 +136,8 @@
 
 /* CTA id -> (tile_m, tile_n): ids run down a group of P4_GROUP_M tile rows before moving one
  * tile column right (the last group may be shorter). */
-P4_HD void p4_tile_coord(int id, int tiles_m, int tiles_n, int *tile_m, int *tile_n) {
+LAY_HD static inline void p4_tile_coord(int id, int tiles_m, int tiles_n, int *tile_m,
+                                        int *tile_n) {
     const int per_group = P4_GROUP_M * tiles_n;
     const int first_m = (id / per_group) * P4_GROUP_M;
     const int group_m = tiles_m - first_m < P4_GROUP_M ? tiles_m - first_m : P4_GROUP_M;
@@ -170,14 +165,14 @@ P4_HD void p4_tile_coord(int id, int tiles_m, int tiles_n, int *tile_m, int *til
 enum { P4_COPY_K4 = 0, P4_COPY_K16 = 1, P4_COPY_X16 = 2, P4_COPY_X4 = 3, P4_NCOPY = 4 };
 
 /* The value layout of a copy mode: (VX,VK) -> element of one instruction. */
-P4_HD lay_layout p4_copy_val(int mode) {
+LAY_HD static inline lay_layout p4_copy_val(int mode) {
     if (mode == P4_COPY_K16) return lay_l2(1, 4, 0, 1);
     if (mode == P4_COPY_X16) return lay_l2(4, 1, 1, 0);
     return lay_l2(1, 1, 0, 0);
 }
 
 /* The tiled copy of mode `mode` for a (blk_x, blk_k) tile and nthr threads. */
-P4_HD lay_tiled_copy p4_copy(int mode, int blk_x, int blk_k, int nthr) {
+LAY_HD static inline lay_tiled_copy p4_copy(int mode, int blk_x, int blk_k, int nthr) {
     lay_layout thr;
     if (mode == P4_COPY_K4) {
         thr = lay_l2(nthr / 8, 8, 8, 1);
@@ -195,28 +190,30 @@ P4_HD lay_tiled_copy p4_copy(int mode, int blk_x, int blk_k, int nthr) {
  * k_tile (the repeats of the copy tile over the tile). They bound `#pragma unroll` loops, so
  * they are plain arithmetic that nvcc sees as constants before it folds any layout; the CPU
  * test checks them against lay_size(p4_copy_val(mode)) and lay_tiled_copy_reps. */
-P4_HD int p4_copy_vec(int mode) { return (mode == P4_COPY_K16 || mode == P4_COPY_X16) ? 4 : 1; }
-P4_HD int p4_copy_count(int mode, int blk_x, int blk_k, int nthr) {
+LAY_HD static inline int p4_copy_vec(int mode) {
+    return (mode == P4_COPY_K16 || mode == P4_COPY_X16) ? 4 : 1;
+}
+LAY_HD static inline int p4_copy_count(int mode, int blk_x, int blk_k, int nthr) {
     return blk_x * blk_k / (nthr * p4_copy_vec(mode));
 }
 
 /* 1 when the vector runs along k (K16), 0 when along x (X16) or a single float. */
-P4_HD int p4_copy_along_k(int mode) { return mode == P4_COPY_K16; }
+LAY_HD static inline int p4_copy_along_k(int mode) { return mode == P4_COPY_K16; }
 
 /* The transposed smem tile sX (BLK_X,BLK_K):(1,BLK_X+P4_PAD), in floats. */
-P4_HD lay_layout p4_smem_layout(int blk_x, int blk_k) {
+LAY_HD static inline lay_layout p4_smem_layout(int blk_x, int blk_k) {
     return lay_l2(blk_x, blk_k, 1, blk_x + P4_PAD);
 }
 
 /* The gmem tile gX (BLK_X,BLK_K):(sx,sk), in floats: sx = ld, sk = 1 for a K-major operand,
  * sx = 1, sk = ld for an x-major one (ld < P4_MAX_LD: offsets inside a tile fit 32 bits). */
-P4_HD lay_layout p4_gmem_layout(int blk_x, int blk_k, int sx, int sk) {
+LAY_HD static inline lay_layout p4_gmem_layout(int blk_x, int blk_k, int sx, int sk) {
     return lay_l2(blk_x, blk_k, sx, sk);
 }
 
 /* Coordinate (x,k) of element j (0..VEC-1) of vector v of thread t (lay_tiled_copy_crd). */
-P4_HD void p4_copy_crd(int mode, int blk_x, int blk_k, int nthr, int t, int j, int v, int *x,
-                       int *k) {
+LAY_HD static inline void p4_copy_crd(int mode, int blk_x, int blk_k, int nthr, int t, int j, int v,
+                                      int *x, int *k) {
     lay_tiled_copy_crd(p4_copy(mode, blk_x, blk_k, nthr), blk_x, blk_k, t, j, v, x, k);
 }
 
@@ -226,11 +223,12 @@ P4_HD void p4_copy_crd(int mode, int blk_x, int blk_k, int nthr, int t, int j, i
  * smem tile's strides this gives smem offsets; with an identity tile's, (1,0) or (0,1), each
  * element's x or k (the predicates, CuTe's identity tensors); with the gmem tile's, gmem
  * offsets. */
-P4_HD lay_off p4_copy_base(int mode, int blk_x, int blk_k, int nthr, lay_off s0, lay_off s1,
-                           int tid) {
+LAY_HD static inline lay_off p4_copy_base(int mode, int blk_x, int blk_k, int nthr, lay_off s0,
+                                          lay_off s1, int tid) {
     return lay_tiled_copy_base(p4_copy(mode, blk_x, blk_k, nthr), s0, s1, tid);
 }
-P4_HD lay_off p4_copy_at(int mode, int blk_x, int blk_k, int nthr, lay_off s0, lay_off s1, int i) {
+LAY_HD static inline lay_off p4_copy_at(int mode, int blk_x, int blk_k, int nthr, lay_off s0,
+                                        lay_off s1, int i) {
     return lay_tiled_copy_at(p4_copy(mode, blk_x, blk_k, nthr), blk_x, s0, s1, i);
 }
 
@@ -246,7 +244,7 @@ typedef struct {
     int blk_m, blk_n, blk_k, warp_m, warp_n, thr_m, thr_n;
 } p4_cfg;
 
-P4_HD lay_tiled_mma p4_mma(p4_cfg c) {
+LAY_HD static inline lay_tiled_mma p4_mma(p4_cfg c) {
     const int lanes_m = c.warp_m / c.thr_m, lanes_n = c.warp_n / c.thr_n;
     const int warps_m = c.blk_m / c.warp_m, warps_n = c.blk_n / c.warp_n;
     return lay_make_tiled_mma(lay_mma_atom_fma(lanes_m, lanes_n, 4, 4),
@@ -261,13 +259,13 @@ P4_HD lay_tiled_mma p4_mma(p4_cfg c) {
  * constant for a constant v). Values: p4_a_val, p4_b_val, p4_c_val. t is p4_mma(c), built
  * once by the caller. */
 enum { P4_FRAG_A = 0, P4_FRAG_B = 1, P4_FRAG_CM = 2, P4_FRAG_CN = 3 };
-P4_HD int p4_frag_base(const lay_tiled_mma *t, p4_cfg c, int which, int tid) {
+LAY_HD static inline int p4_frag_base(const lay_tiled_mma *t, p4_cfg c, int which, int tid) {
     if (which == P4_FRAG_A) return (int)lay_tiled_mma_base_a(t, 1, c.blk_m + P4_PAD, tid);
     if (which == P4_FRAG_B) return (int)lay_tiled_mma_base_b(t, 1, c.blk_n + P4_PAD, tid);
     if (which == P4_FRAG_CM) return (int)lay_tiled_mma_base_c(t, 1, 0, tid);
     return (int)lay_tiled_mma_base_c(t, 0, 1, tid);
 }
-P4_HD int p4_frag_at(const lay_tiled_mma *t, p4_cfg c, int which, int v) {
+LAY_HD static inline int p4_frag_at(const lay_tiled_mma *t, p4_cfg c, int which, int v) {
     if (which == P4_FRAG_A) return (int)lay_tiled_mma_at_a(t, 1, c.blk_m + P4_PAD, v);
     if (which == P4_FRAG_B) return (int)lay_tiled_mma_at_b(t, 1, c.blk_n + P4_PAD, v);
     if (which == P4_FRAG_CM) return (int)lay_tiled_mma_at_c(t, 1, 0, v);
@@ -276,9 +274,13 @@ P4_HD int p4_frag_at(const lay_tiled_mma *t, p4_cfg c, int which, int v) {
 
 /* Fragment value indices (the colex order of lay_tiled_mma_*_crd): row i (0..THR_M-1) of the
  * thread tile at k, A value 4*((i/4) + (THR_M/4)*k) + i%4; likewise B; accumulator (i, j). */
-P4_HD int p4_a_val(int thr_m, int i, int k) { return i % 4 + 4 * (i / 4 + (thr_m / 4) * k); }
-P4_HD int p4_b_val(int thr_n, int j, int k) { return j % 4 + 4 * (j / 4 + (thr_n / 4) * k); }
-P4_HD int p4_c_val(int thr_m, int i, int j) {
+LAY_HD static inline int p4_a_val(int thr_m, int i, int k) {
+    return i % 4 + 4 * (i / 4 + (thr_m / 4) * k);
+}
+LAY_HD static inline int p4_b_val(int thr_n, int j, int k) {
+    return j % 4 + 4 * (j / 4 + (thr_n / 4) * k);
+}
+LAY_HD static inline int p4_c_val(int thr_m, int i, int j) {
     return i % 4 + 4 * (j % 4) + 16 * (i / 4 + (thr_m / 4) * (j / 4));
 }
 

@@ -15,12 +15,6 @@
 
 #include "layout.h"
 
-#ifdef __CUDACC__
-#define P4_HD static inline __host__ __device__
-#else
-#define P4_HD static inline
-#endif
-
 /* Padding of each k row of a transposed smem tile, in floats: with BLK_X a multiple of 32 the
  * row pitch BLK_X+4 is 4 (mod 32) banks and rows stay 16-byte aligned. */
 #define P4_PAD 4
@@ -46,14 +40,14 @@
 enum { P4_COPY_K4 = 0, P4_COPY_K16 = 1, P4_COPY_X16 = 2, P4_COPY_X4 = 3, P4_NCOPY = 4 };
 
 /* The value layout of a copy mode: (VX,VK) -> element of one instruction. */
-P4_HD lay_layout p4_copy_val(int mode) {
+LAY_HD static inline lay_layout p4_copy_val(int mode) {
     if (mode == P4_COPY_K16) return lay_l2(1, 4, 0, 1);
     if (mode == P4_COPY_X16) return lay_l2(4, 1, 1, 0);
     return lay_l2(1, 1, 0, 0);
 }
 
 /* The tiled copy of mode `mode` for a (blk_x, blk_k) tile and nthr threads. */
-P4_HD lay_tiled_copy p4_copy(int mode, int blk_x, int blk_k, int nthr) {
+LAY_HD static inline lay_tiled_copy p4_copy(int mode, int blk_x, int blk_k, int nthr) {
     lay_layout thr;
     if (mode == P4_COPY_K16) {
         thr = lay_l2(nthr / (blk_k / 4), blk_k / 4, blk_k / 4, 1);
@@ -67,19 +61,21 @@ P4_HD lay_tiled_copy p4_copy(int mode, int blk_x, int blk_k, int nthr) {
 
 /* Floats per copy instruction and vectors each thread moves per k_tile: plain arithmetic that
  * bounds `#pragma unroll` loops (the CPU test checks them against the layouts). */
-P4_HD int p4_copy_vec(int mode) { return (mode == P4_COPY_K16 || mode == P4_COPY_X16) ? 4 : 1; }
-P4_HD int p4_copy_count(int mode, int blk_x, int blk_k, int nthr) {
+LAY_HD static inline int p4_copy_vec(int mode) {
+    return (mode == P4_COPY_K16 || mode == P4_COPY_X16) ? 4 : 1;
+}
+LAY_HD static inline int p4_copy_count(int mode, int blk_x, int blk_k, int nthr) {
     return blk_x * blk_k / (nthr * p4_copy_vec(mode));
 }
 
 /* The transposed smem tile sX (BLK_X,BLK_K):(1,BLK_X+P4_PAD), in floats. */
-P4_HD lay_layout p4_smem_layout(int blk_x, int blk_k) {
+LAY_HD static inline lay_layout p4_smem_layout(int blk_x, int blk_k) {
     return lay_l2(blk_x, blk_k, 1, blk_x + P4_PAD);
 }
 
 /* The gmem tile gX (BLK_X,BLK_K):(sx,sk), in floats: sx = ld, sk = 1 for a K-major operand,
  * sx = 1, sk = ld for an x-major one (ld < P4_MAX_LD: offsets inside a tile fit 32 bits). */
-P4_HD lay_layout p4_gmem_layout(int blk_x, int blk_k, int sx, int sk) {
+LAY_HD static inline lay_layout p4_gmem_layout(int blk_x, int blk_k, int sx, int sk) {
     return lay_l2(blk_x, blk_k, sx, sk);
 }
 
@@ -91,7 +87,7 @@ typedef struct {
     int blk_m, blk_n, blk_k, warp_m, warp_n, thr_m, thr_n;
 } p4_cfg;
 
-P4_HD lay_tiled_mma p4_mma(p4_cfg c) {
+LAY_HD static inline lay_tiled_mma p4_mma(p4_cfg c) {
     const int lanes_m = c.warp_m / c.thr_m, lanes_n = c.warp_n / c.thr_n;
     const int warps_m = c.blk_m / c.warp_m, warps_n = c.blk_n / c.warp_n;
     return lay_make_tiled_mma(lay_mma_atom_fma(lanes_m, lanes_n, 4, 4),
@@ -104,13 +100,13 @@ P4_HD lay_tiled_mma p4_mma(p4_cfg c) {
  * (1,0) / (0,1), i.e. the m / n of each accumulator): the thread's base (value 0), and value
  * v relative to it, the same for every thread (a constant for a constant v). */
 enum { P4_FRAG_A = 0, P4_FRAG_B = 1, P4_FRAG_CM = 2, P4_FRAG_CN = 3 };
-P4_HD int p4_frag_base(const lay_tiled_mma *t, p4_cfg c, int which, int tid) {
+LAY_HD static inline int p4_frag_base(const lay_tiled_mma *t, p4_cfg c, int which, int tid) {
     if (which == P4_FRAG_A) return (int)lay_tiled_mma_base_a(t, 1, c.blk_m + P4_PAD, tid);
     if (which == P4_FRAG_B) return (int)lay_tiled_mma_base_b(t, 1, c.blk_n + P4_PAD, tid);
     if (which == P4_FRAG_CM) return (int)lay_tiled_mma_base_c(t, 1, 0, tid);
     return (int)lay_tiled_mma_base_c(t, 0, 1, tid);
 }
-P4_HD int p4_frag_at(const lay_tiled_mma *t, p4_cfg c, int which, int v) {
+LAY_HD static inline int p4_frag_at(const lay_tiled_mma *t, p4_cfg c, int which, int v) {
     if (which == P4_FRAG_A) return (int)lay_tiled_mma_at_a(t, 1, c.blk_m + P4_PAD, v);
     if (which == P4_FRAG_B) return (int)lay_tiled_mma_at_b(t, 1, c.blk_n + P4_PAD, v);
     if (which == P4_FRAG_CM) return (int)lay_tiled_mma_at_c(t, 1, 0, v);
@@ -119,9 +115,13 @@ P4_HD int p4_frag_at(const lay_tiled_mma *t, p4_cfg c, int which, int v) {
 
 /* Fragment value indices (the colex order of lay_tiled_mma_*_crd): row i of the thread tile at
  * k, A value 4*((i/4) + (THR_M/4)*k) + i%4; likewise B; accumulator (i, j). */
-P4_HD int p4_a_val(int thr_m, int i, int k) { return i % 4 + 4 * (i / 4 + (thr_m / 4) * k); }
-P4_HD int p4_b_val(int thr_n, int j, int k) { return j % 4 + 4 * (j / 4 + (thr_n / 4) * k); }
-P4_HD int p4_c_val(int thr_m, int i, int j) {
+LAY_HD static inline int p4_a_val(int thr_m, int i, int k) {
+    return i % 4 + 4 * (i / 4 + (thr_m / 4) * k);
+}
+LAY_HD static inline int p4_b_val(int thr_n, int j, int k) {
+    return j % 4 + 4 * (j / 4 + (thr_n / 4) * k);
+}
+LAY_HD static inline int p4_c_val(int thr_m, int i, int j) {
     return i % 4 + 4 * (j % 4) + 16 * (i / 4 + (thr_m / 4) * (j / 4));
 }
 

@@ -21,12 +21,6 @@
 
 #include "layout.h"
 
-#ifdef __CUDACC__
-#define P9_HD __host__ __device__
-#else
-#define P9_HD
-#endif
-
 #define P9_WG_M 64        /* rows of C per consumer warpgroup (the wgmma M) */
 #define P9_BLK_N 256      /* the wgmma N */
 #define P9_BLK_K 64       /* one K tile: 64 16-bit elements = one 128-byte swizzled row */
@@ -42,9 +36,9 @@
  * tests/test_plans_09.c checks every (t, v) against the figure's formula. Also the mma.sync
  * m16n8 C fragment (lay_tv_mma_m16n8k16_c) with one more thread mode (the warp) and one more
  * value mode (the 32 column blocks). */
-P9_HD static inline lay_layout p9_tv_acc_thr(void) { return lay_l3(4, 8, 4, 128, 1, 16); }
-P9_HD static inline lay_layout p9_tv_acc_val(void) { return lay_l3(2, 2, 32, 64, 8, 512); }
-P9_HD static inline lay_layout p9_tv_acc(void) {
+LAY_HD static inline lay_layout p9_tv_acc_thr(void) { return lay_l3(4, 8, 4, 128, 1, 16); }
+LAY_HD static inline lay_layout p9_tv_acc_val(void) { return lay_l3(2, 2, 32, 64, 8, 512); }
+LAY_HD static inline lay_layout p9_tv_acc(void) {
     lay_layout tv;
     if (lay_make_layout2(&tv, p9_tv_acc_thr(), p9_tv_acc_val()) != LAY_OK) /* cannot fail */
         lay__clear(&tv);
@@ -59,12 +53,12 @@ P9_HD static inline lay_layout p9_tv_acc(void) {
  * part with constant v, which folds to two constants; the thread part is computed once per
  * thread. (The kernel uses the two modes directly: nvcc folds the flat rank-3 layouts, not
  * the nested layout that lay_make_layout2 assembles at run time.) */
-P9_HD static inline void p9_acc_thr_mn(int t, int *m, int *n) {
+LAY_HD static inline void p9_acc_thr_mn(int t, int *m, int *n) {
     const lay_off i = lay_crd2idx(p9_tv_acc_thr(), t);
     *m = (int)(i % P9_WG_M);
     *n = (int)(i / P9_WG_M);
 }
-P9_HD static inline void p9_acc_val_mn(int v, int *m, int *n) {
+LAY_HD static inline void p9_acc_val_mn(int v, int *m, int *n) {
     const lay_off i = lay_crd2idx(p9_tv_acc_val(), v);
     *m = (int)(i % P9_WG_M);
     *n = (int)(i / P9_WG_M);
@@ -75,7 +69,7 @@ P9_HD static inline void p9_acc_val_mn(int v, int *m, int *n) {
  * aligned tile: the 16-byte chunk c of row r (rows 128 bytes apart) lands at chunk c ^ (r%8),
  * i.e. Sw<3,4,3>: bits [4,7) ^= bits [7,10). In element units (2 bytes) it is Sw<3,3,3>, the
  * swizzle lesson 06 chose by hand for the same 64-element rows. */
-P9_HD static inline lay_swizzle p9_sw128_bytes(void) {
+LAY_HD static inline lay_swizzle p9_sw128_bytes(void) {
     lay_swizzle sw;
     if (lay_swizzle_make(&sw, 3, 4, 3) != LAY_OK) sw.b = sw.m = sw.s = 0;
     return sw;
@@ -83,7 +77,7 @@ P9_HD static inline lay_swizzle p9_sw128_bytes(void) {
 
 /* The smem tile of `rows` x 64 16-bit elements exactly as TMA writes it, on BYTE offsets:
  * Sw<3,4,3> o 0 o (rows,64):(128,2), element (r, k) at byte Sw(128*r + 2*k). */
-P9_HD static inline lay_swizzled p9_smem_tile_bytes(int rows) {
+LAY_HD static inline lay_swizzled p9_smem_tile_bytes(int rows) {
     lay_swizzled t;
     if (lay_swizzled_make(&t, p9_sw128_bytes(), 0, lay_l2(rows, P9_BLK_K, P9_ROW_BYTES, 2)) !=
         LAY_OK)
@@ -96,7 +90,7 @@ P9_HD static inline lay_swizzled p9_smem_tile_bytes(int rows) {
  * `group` tile rows first, then to the next column. Consecutive CTAs (which run at the same
  * time) then share B columns and a band of A rows, so those stay in L2. The last group may be
  * shorter. A bijection for any group >= 1 (tested on the CPU). */
-P9_HD static inline void p9_raster(int tile, int tiles_m, int tiles_n, int group, int *tm,
+LAY_HD static inline void p9_raster(int tile, int tiles_m, int tiles_n, int group, int *tm,
                                    int *tn) {
     const int per_group = group * tiles_n;
     const int g = tile / per_group, first_m = g * group;
@@ -111,7 +105,7 @@ P9_HD static inline void p9_raster(int tile, int tiles_m, int tiles_n, int group
  * `cluster` tile rows each; the CTAs of a cluster take the tile rows rank 0, 1, ... of one
  * cluster row (they need the same B tile). With tiles_m not a multiple of `cluster`, the
  * last cluster row's higher ranks get a tile_m >= tiles_m: such a CTA stores nothing. */
-P9_HD static inline void p9_cluster_tile(int w, int rank, int cluster, int tiles_m, int tiles_n,
+LAY_HD static inline void p9_cluster_tile(int w, int rank, int cluster, int tiles_m, int tiles_n,
                                          int group, int *tm, int *tn) {
     const int rows = (tiles_m + cluster - 1) / cluster;
     p9_raster(w, rows, tiles_n, group, tm, tn);
@@ -120,7 +114,7 @@ P9_HD static inline void p9_cluster_tile(int w, int rank, int cluster, int tiles
 
 /* The number of work items a persistent CTA (cluster) walks: w = first, first + step, ...
  * while w < nwork (0 when first >= nwork). */
-P9_HD static inline int p9_work_items(int nwork, int first, int step) {
+LAY_HD static inline int p9_work_items(int nwork, int first, int step) {
     return first < nwork ? (nwork - first + step - 1) / step : 0;
 }
 
@@ -135,19 +129,19 @@ P9_HD static inline int p9_work_items(int nwork, int first, int step) {
  * position a register half must hold is found by inverting the accumulator's value layout
  * (p9_stsm_acc_v); tests/test_plans_09.c checks every (thread, j, value) against p9_tv_acc and
  * the stmatrix semantics of PTX ISA 9.7.14.5.16. */
-P9_HD static inline lay_tv p9_stsm_stack(void) {
+LAY_HD static inline lay_tv p9_stsm_stack(void) {
     const int s[4] = {8, 8, 2, 2}, d[4] = {64, 1, 8, 512};
     return lay__tv(4, 0, s, d);
 }
 /* stack element e -> its offset m + 64*n in the warp's (16,16) block of stmatrix j = 0 */
-P9_HD static inline int p9_stsm_block(int e) {
+LAY_HD static inline int p9_stsm_block(int e) {
     const lay_tv st = p9_stsm_stack();
     return lay_tv_at(&st, e, 0);
 }
 /* (m, n) in the warpgroup's (64,256) slab of the row whose address thread t (0..127) gives to
  * the warp's stmatrix j = 0 (stmatrix j: column n + 16j): the warp's origin from the
  * accumulator's thread layout (its lane 0), plus the row of the stack the lane addresses. */
-P9_HD static inline void p9_stsm_thr_mn(int t, int *m, int *n) {
+LAY_HD static inline void p9_stsm_thr_mn(int t, int *m, int *n) {
     const lay_tv rows = lay_tv_stmatrix_rows(4);
     p9_acc_thr_mn(t - t % 32, m, n);
     const int b = p9_stsm_block(lay_tv_at(&rows, t % 32, 0));
@@ -158,7 +152,7 @@ P9_HD static inline void p9_stsm_thr_mn(int t, int *m, int *n) {
  * of the warp's stmatrix j holds: the register layout's value part (vv; thread 0) placed in
  * the block, moved to columns 16j.., and inverted through the accumulator's value layout. With
  * constant j and vv it folds to a constant. */
-P9_HD static inline int p9_stsm_acc_v(int j, int vv) {
+LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
     const lay_tv regs = lay_tv_stmatrix_regs(4);
     const lay_layout val = p9_tv_acc_val();
     const lay_tv accv = lay__tv(0, 3, val.shape, val.stride);
@@ -182,7 +176,7 @@ P9_HD static inline int p9_stsm_acc_v(int j, int vv) {
 #define P9_EPI_CHUNKS 4
 #define P9_EPI_BUFS 2
 #define P9_EPI_BOX_BYTES (P9_WG_M * P9_ROW_BYTES) /* one (64,64) 16-bit box: 8 KiB */
-P9_HD static inline int p9_epi_buf(int q) { return q % P9_EPI_BUFS; }
+LAY_HD static inline int p9_epi_buf(int q) { return q % P9_EPI_BUFS; }
 
 /* ---- ping-pong: the CTA's work items, j = 0 .. n-1 in the producer's order, alternate
  * between the two consumer warpgroups. Item j (work item first + j*step) is computed by
@@ -192,10 +186,10 @@ P9_HD static inline int p9_epi_buf(int q) { return q % P9_EPI_BUFS; }
  * hands the turn to the consumer of item j + 1 when there is one. Each hand-over is one use
  * of a named barrier of 256 threads: the giver's 128 threads bar.arrive, the taker's 128
  * bar.sync (tests/test_plans_09.c plays the protocol through for every count of items). */
-P9_HD static inline int p9_pp_consumer(int j) { return j % 2; }
-P9_HD static inline int p9_pp_item(int c, int i) { return 2 * i + c; }
-P9_HD static inline int p9_pp_waits_turn(int j) { return j > 0; }
-P9_HD static inline int p9_pp_hands_turn(int j, int n) { return j + 1 < n; }
+LAY_HD static inline int p9_pp_consumer(int j) { return j % 2; }
+LAY_HD static inline int p9_pp_item(int c, int i) { return 2 * i + c; }
+LAY_HD static inline int p9_pp_waits_turn(int j) { return j > 0; }
+LAY_HD static inline int p9_pp_hands_turn(int j, int n) { return j + 1 < n; }
 
 /* ---- stream-K (step 10): the last wave's work split evenly over the clusters --------------
  * A persistent grid of `groups` clusters walks `nwork` work items of `ktiles` K tiles each.
@@ -228,7 +222,7 @@ typedef struct p9_sk {
  * every item is stream-K and the grid shrinks so that each range holds at least `min_iters`
  * K iterations (a piece shorter than that costs more in partial sums than it saves), but never
  * below one cluster per item. Precondition: nwork >= 1, ktiles >= 1, max_groups >= 1. */
-P9_HD static inline p9_sk p9_sk_plan(int nwork, int ktiles, int max_groups, int sk, int min_iters) {
+LAY_HD static inline p9_sk p9_sk_plan(int nwork, int ktiles, int max_groups, int sk, int min_iters) {
     p9_sk s;
     s.nwork = nwork;
     s.ktiles = ktiles;
@@ -248,7 +242,7 @@ P9_HD static inline p9_sk p9_sk_plan(int nwork, int ktiles, int max_groups, int 
 }
 
 /* First K iteration (counted over the stream-K items) of cluster g's range, g = 0 .. groups. */
-P9_HD static inline long long p9_sk_begin(const p9_sk *s, int g) {
+LAY_HD static inline long long p9_sk_begin(const p9_sk *s, int g) {
     return (long long)(s->nwork - s->dp) * s->ktiles * g / s->groups;
 }
 
@@ -258,7 +252,7 @@ typedef struct p9_walk {
     long long x, e; /* next stream-K iteration, end of the range */
 } p9_walk;
 
-P9_HD static inline void p9_walk_init(p9_walk *k, const p9_sk *s, int g) {
+LAY_HD static inline void p9_walk_init(p9_walk *k, const p9_sk *s, int g) {
     k->w = g;
     k->x = p9_sk_begin(s, g);
     k->e = p9_sk_begin(s, g + 1);
@@ -266,7 +260,7 @@ P9_HD static inline void p9_walk_init(p9_walk *k, const p9_sk *s, int g) {
 
 /* The next segment of the walk: returns 0 when there is none, else 1 with the item and its K
  * tiles [*k0, *k1). The data-parallel items come first, then the stream-K range. */
-P9_HD static inline int p9_walk_next(p9_walk *k, const p9_sk *s, int *w, int *k0, int *k1) {
+LAY_HD static inline int p9_walk_next(p9_walk *k, const p9_sk *s, int *w, int *k0, int *k1) {
     if (k->w < s->dp) {
         *w = k->w;
         *k0 = 0;
@@ -286,7 +280,7 @@ P9_HD static inline int p9_walk_next(p9_walk *k, const p9_sk *s, int *w, int *k0
 /* For the owner g of stream-K item w (its segment holds K tile 0): the clusters whose pieces
  * it adds are g + 1 .. p9_sk_last_contributor(s, g, w), those whose ranges begin inside the
  * item (none when the result is g). */
-P9_HD static inline int p9_sk_last_contributor(const p9_sk *s, int g, int w) {
+LAY_HD static inline int p9_sk_last_contributor(const p9_sk *s, int g, int w) {
     const long long end = (long long)(w - s->dp + 1) * s->ktiles;
     int last = g;
     while (last + 1 < s->groups && p9_sk_begin(s, last + 1) < end) ++last;

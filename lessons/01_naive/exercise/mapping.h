@@ -12,11 +12,7 @@
 #ifndef EX01_MAPPING_H
 #define EX01_MAPPING_H
 
-#ifdef __CUDACC__
-#define EX01_HD __host__ __device__
-#else
-#define EX01_HD
-#endif
+#include "layout.h" /* LAY_HD: __host__ __device__ under nvcc, nothing in plain C */
 
 #define EX01_BLOCK_X 32 /* threads per CTA along x (blockDim.x) */
 #define EX01_BLOCK_Y 32 /* threads per CTA along y (blockDim.y) */
@@ -28,7 +24,7 @@
  *   - the 32 lanes of a warp get one row m and 32 consecutive columns n, n+1, ..., n+31: C is
  *     row-major, so their stores of C are one 128-byte line.
  * Write *m and *n. */
-EX01_HD static inline void ex01_thread_element(int bx, int by, int tx, int ty, int bdx, int bdy,
+LAY_HD static inline void ex01_thread_element(int bx, int by, int tx, int ty, int bdx, int bdy,
                                                int *m, int *n) {
     /* TODO: compute m and n from the CTA and thread coordinates. */
     (void)bx; (void)by; (void)tx; (void)ty; (void)bdx; (void)bdy; /* delete when used */
@@ -39,7 +35,7 @@ EX01_HD static inline void ex01_thread_element(int bx, int by, int tx, int ty, i
 /* The grid: how many CTAs along x (*gx) and y (*gy) for an M x N matrix C and CTAs of
  * bdx x bdy threads, matching ex01_thread_element: enough CTAs to cover C, and no CTA that
  * has no element of C at all. */
-EX01_HD static inline void ex01_grid(int M, int N, int bdx, int bdy, int *gx, int *gy) {
+LAY_HD static inline void ex01_grid(int M, int N, int bdx, int bdy, int *gx, int *gy) {
     /* TODO: compute gx and gy. */
     (void)M; (void)N; (void)bdx; (void)bdy; /* delete when used */
     *gx = 1;
