@@ -637,3 +637,29 @@ Test(streamk, plan_splits_the_last_waves) {
     s = p9_sk_plan(4, 16, 66, 1, 8); /* 64 iterations of 4 items: 8 clusters of 8 */
     cr_assert(s.groups == 8 && s.dp == 0);
 }
+
+Test(streamk, workspace_slots_and_offsets_are_bijections) {
+    /* every (cluster, rank, consumer) of the grid its own slot, 0 .. slots-1; inside a slot
+     * every (thread, j) its own float4, thread-contiguous per j (coalesced rows) */
+    const p9_sk s = p9_sk_plan(256, 64, 66, 1, 8);
+    const int cluster = 2, consumers = 2, slots = s.groups * cluster * consumers;
+    char *seen = calloc((size_t)slots, 1);
+    cr_assert(seen);
+    for (int g = 0; g < s.groups; ++g)
+        for (int r = 0; r < cluster; ++r)
+            for (int c = 0; c < consumers; ++c) {
+                const int i = p9_sk_slot(&s, g, r, c, cluster, consumers);
+                cr_assert(i >= 0 && i < slots && !seen[i], "(%d,%d,%d) -> %d", g, r, c, i);
+                seen[i] = 1;
+            }
+    free(seen);
+    char used[P9_SK_SLOT_FLOAT4] = {0};
+    for (int j = 0; j < 32; ++j)
+        for (int t = 0; t < 128; ++t) {
+            const int o = p9_sk_ws_off(t, j);
+            cr_assert(o >= 0 && o < P9_SK_SLOT_FLOAT4 && !used[o]);
+            used[o] = 1;
+            if (t > 0) cr_assert_eq(o, p9_sk_ws_off(t - 1, j) + 1);
+            cr_assert_eq(o, p9_sk_ws_off(t, 0) + p9_sk_ws_off(0, j)); /* the kernel's split */
+        }
+}

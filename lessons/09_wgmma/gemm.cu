@@ -490,18 +490,20 @@ static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, 
 /* ---- stream-K (step 10): partial sums between clusters ------------------------------------
  * A piece of a tile (a segment that does not start at K tile 0) ends in sk_publish: the
  * consumer's 128 threads write their 128 accumulators into its workspace slot, fragment-native
- * (value 4j..4j+3 of thread t at float4 j*128 + t: each j is one coalesced 2 KiB row of the
- * slot), fence, meet, and one thread raises the slot's flag to this launch's epoch with a
- * release store. The tile's owner (its segment holds K tile 0) calls sk_gather for each
+ * (plan.h: p9_sk_ws_off), fence, meet, and one thread raises the slot's flag to this launch's
+ * epoch with a release store (sk_raise). The tile's owner (its segment holds K tile 0) calls
+ * sk_add for each
  * contributing cluster: one thread spins on the flag with acquire loads, the warpgroup meets,
  * and every thread adds the slot's values to its own, which are the same (t, v) of the same
  * tile. The epoch, new per launch, makes stale flags of earlier launches read as "not yet". */
 static __device__ __forceinline__ void sk_publish(const kargs &a, const float *acc, int slot) {
     const int t = threadIdx.x % 128;
-    float4 *dst = (float4 *)(a.ws + (size_t)slot * (P9_WG_M * P9_BLK_N)) + t;
+    /* the layout is linear: the thread's part once, each j's a constant */
+    float4 *dst = (float4 *)a.ws + (size_t)slot * P9_SK_SLOT_FLOAT4 + p9_sk_ws_off(t, 0);
 #pragma unroll
     for (int j = 0; j < 32; ++j)
-        __stcg(dst + 128 * j, make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+        __stcg(dst + p9_sk_ws_off(0, j),
+               make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
     __threadfence(); /* this thread's slot writes before the flag (made visible GPU-wide) */
 }
 
@@ -515,10 +517,11 @@ static __device__ __forceinline__ void sk_add(const kargs &a, float *acc, int sl
     if (t == 0)
         while (ptx_ld_acquire_gpu(a.flags + slot) != a.epoch) {}
     ptx_bar_sync(BAR_EPI + c, 128); /* the flag was seen: the slot is complete */
-    const float4 *src = (const float4 *)(a.ws + (size_t)slot * (P9_WG_M * P9_BLK_N)) + t;
+    const float4 *src =
+        (const float4 *)a.ws + (size_t)slot * P9_SK_SLOT_FLOAT4 + p9_sk_ws_off(t, 0);
 #pragma unroll
     for (int j = 0; j < 32; ++j) {
-        const float4 v = __ldcg(src + 128 * j);
+        const float4 v = __ldcg(src + p9_sk_ws_off(0, j));
         acc[4 * j] += v.x;
         acc[4 * j + 1] += v.y;
         acc[4 * j + 2] += v.z;
@@ -527,9 +530,9 @@ static __device__ __forceinline__ void sk_add(const kargs &a, float *acc, int sl
 }
 
 /* The consumers of step 10: consumer_cooperative's loop over the cluster's segments (item w,
- * K tiles [k0, k1)) instead of whole items. The workspace slot of consumer c of the CTA with
- * rank r in cluster g is (g * CLUSTER + r) * CONSUMERS + c; an owner adds the slots of the
- * same rank and consumer in the clusters g + 1 .. last (p9_sk_last_contributor). */
+ * K tiles [k0, k1)) instead of whole items. A piece goes to this consumer's workspace slot
+ * (p9_sk_slot); an owner adds the slots of the same rank and consumer in the clusters g + 1 ..
+ * last (p9_sk_last_contributor). */
 template <int BF16, class CFG>
 static __device__ __forceinline__ void consumer_streamk(const pipe<CFG> &p, const kargs &a,
                                                         int c, int rank, int g,
@@ -545,14 +548,14 @@ static __device__ __forceinline__ void consumer_streamk(const pipe<CFG> &p, cons
         for (int kt = k0; kt < k1; ++kt, ++it) consume<BF16>(p, it, c, acc, kt > k0, kt == k0);
         consume_finish(p, it - 1, acc); /* k1 > k0: every segment has a K tile */
         if (k0 > 0) { /* a piece of a tile another cluster owns */
-            const int slot = (g * CFG::CLUSTER + rank) * CFG::CONSUMERS + c;
+            const int slot = p9_sk_slot(&sk, g, rank, c, CFG::CLUSTER, CFG::CONSUMERS);
             sk_publish(a, acc, slot);
             sk_raise(a, c, slot);
             continue;
         }
         if (k1 < a.ktiles) /* the owner of a tile cut in pieces */
             for (int h = g + 1, last = p9_sk_last_contributor(&sk, g, w); h <= last; ++h)
-                sk_add(a, acc, (h * CFG::CLUSTER + rank) * CFG::CONSUMERS + c, c);
+                sk_add(a, acc, p9_sk_slot(&sk, h, rank, c, CFG::CLUSTER, CFG::CONSUMERS), c);
         if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
         store_tile<BF16>(a, acc, tm * CFG::BLK_M + c * P9_WG_M, tn * P9_BLK_N, p, c, tmC);
     }
@@ -739,12 +742,17 @@ static __device__ unsigned sk_flags[SK_MAX_SLOTS];
 template <class CFG>
 static cudaError_t streamk_args(kargs *a, int nwork, int sms, const void *kernel,
                                 cudaLaunchConfig_t *lc, long long *clusters) {
-    static int resident = -1; /* clusters of this configuration an SM set holds at once */
+    /* clusters of this configuration the current device holds at once, asked once per
+     * device (as num_sms): a count from another GPU could leave a waited-for cluster out */
+    static int resident = -1, dev_cached = -1;
     static unsigned epoch = 0;
     cudaError_t e;
-    if (resident < 0) {
+    int dev;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
+    if (dev != dev_cached) {
         lc->gridDim = dim3((unsigned)(sms / CFG::CLUSTER * CFG::CLUSTER));
         if ((e = cudaOccupancyMaxActiveClusters(&resident, kernel, lc)) != cudaSuccess) return e;
+        dev_cached = dev;
     }
     int groups = sms / CFG::CLUSTER;
     if (groups > resident) groups = resident;

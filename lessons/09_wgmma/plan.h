@@ -277,6 +277,27 @@ LAY_HD static inline int p9_walk_next(p9_walk *k, const p9_sk *s, int *w, int *k
     return 1;
 }
 
+/* The stream-K workspace: one slot per consumer warpgroup of the grid, (cluster g, CTA rank r,
+ * consumer c) -> slot (g * cluster + r) * consumers + c, i.e. the layout
+ *   (groups,cluster,consumers):(cluster*consumers,consumers,1)
+ * and inside a slot, fragment-native float4s: value 4j..4j+3 of thread t (of p9_tv_acc) at
+ *   (128,32):(1,128)      (t, j) -> float4 offset
+ * so each j is one coalesced 2 KiB row of the slot (P9_SK_SLOT_FLOAT4 float4s). The layout is
+ * flat, so p9_sk_ws_off(t, j) = p9_sk_ws_off(t, 0) + p9_sk_ws_off(0, j): the kernel takes the
+ * thread's part once and each j's as a constant (checked on the CPU). A piece's
+ * contributor writes and the tile's owner reads the same (t, j) of the same slot; the owner
+ * of (g, r, c) reads the slots (h, r, c), h = g + 1 .. p9_sk_last_contributor. */
+#define P9_SK_SLOT_FLOAT4 (P9_WG_M * P9_BLK_N / 4)
+LAY_HD static inline int p9_sk_slot(const p9_sk *s, int g, int rank, int c, int cluster,
+                                    int consumers) {
+    const lay_layout slots =
+        lay_l3(s->groups, cluster, consumers, cluster * consumers, consumers, 1);
+    return (int)lay_crd2idx3(slots, g, rank, c);
+}
+LAY_HD static inline int p9_sk_ws_off(int t, int j) {
+    return (int)lay_crd2idx2(lay_l2(128, 32, 1, 128), t, j);
+}
+
 /* For the owner g of stream-K item w (its segment holds K tile 0): the clusters whose pieces
  * it adds are g + 1 .. p9_sk_last_contributor(s, g, w), those whose ranges begin inside the
  * item (none when the result is g). */
