@@ -313,6 +313,14 @@ typedef struct disp_choice {
  *   without the partial-chunk path), lda = ldb = 4096. */
 static inline long long disp_repack_k(int k) { return (k + 7LL) / 8 * 8; }
 static inline long long disp_repack_ld(int k) { return disp_repack_k(k); } /* dense copies */
+/* The words --explain adds for rule R1's padding: " with K zero-padded to K8" when the copies
+ * pad K (K % 8 != 0), else "". Writes them to buf (len >= 48) and returns buf. */
+static inline const char *disp_repack_pad_words(const gemm_problem *p, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (disp_repack_k(p->k) != p->k)
+        snprintf(buf, len, " with K zero-padded to %lld", disp_repack_k(p->k));
+    return buf;
+}
 static inline long long disp_align256(long long b) { return (b + 255) / 256 * 256; }
 static inline long long disp_repack_bytes(int m, int n, int k) {
     return disp_align256(2LL * m * disp_repack_ld(k)) + disp_align256(2LL * n * disp_repack_ld(k));
@@ -622,13 +630,10 @@ static inline int disp_explain(const gemm_problem *p, const disp_device *d, char
     char split[48] = "";
     if (c.split > 1) snprintf(split, sizeof split, ", K split %d", c.split);
     const char *tr = c.transposed ? ", on C^T = B*A^T" : "";
-    char why[64], pad[48] = "", rp[160] = "";
-    if (c.repack) {
-        if (disp_repack_k(p->k) != p->k)
-            snprintf(pad, sizeof pad, " with K zero-padded to %lld", disp_repack_k(p->k));
-        snprintf(rp, sizeof rp, "A and B copied K-major%s (rule R1: %s), then ", pad,
-                 disp_slow_reason(p, why, sizeof why));
-    }
+    char why[64], pad[48], rp[160] = "";
+    if (c.repack)
+        snprintf(rp, sizeof rp, "A and B copied K-major%s (rule R1: %s), then ",
+                 disp_repack_pad_words(p, pad, sizeof pad), disp_slow_reason(p, why, sizeof why));
     if (c.rule < 0)
         return snprintf(buf, len, "%s%s%s (fallback: the first configuration that accepts it)",
                         disp_configs[c.cfg].name, split, tr);

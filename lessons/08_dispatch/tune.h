@@ -418,12 +418,11 @@ static inline int disp_explain_tuned(const gemm_problem *p, const disp_device *d
     const int r = disp_choose_tuned(p, d, t, &c, &line, why, sizeof why);
     if (r == -2) return snprintf(buf, len, "refused: %s", why);
     if (r || !line) return disp_explain(p, d, buf, len);
-    char split[48] = "", rp[80] = "";
+    char split[48] = "", pad[48], rp[80] = "";
     if (c.split > 1) snprintf(split, sizeof split, ", K split %d", c.split);
-    if (c.repack && disp_repack_k(p->k) != p->k)
-        snprintf(rp, sizeof rp, "A and B copied K-major with K zero-padded to %lld, then ",
-                 disp_repack_k(p->k));
-    else if (c.repack) snprintf(rp, sizeof rp, "A and B copied K-major, then ");
+    if (c.repack)
+        snprintf(rp, sizeof rp, "A and B copied K-major%s, then ",
+                 disp_repack_pad_words(p, pad, sizeof pad));
     return snprintf(buf, len, "%s%s%s%s (tuned (%.200s line %d))", rp, disp_configs[c.cfg].name,
                     split, c.transposed ? ", on C^T = B*A^T" : "", t->path, line);
 }
