@@ -7,6 +7,7 @@ branch target to the branch, both included: one trip. For each loop the tool cou
 instructions (n) and some kinds of them:
   ffma ldg128 sts32 sts128 lds128   FFMA, LDG.E.128, STS (32-bit), STS.128, LDS.128 (lesson 04)
   hmma ldsm ldgsts bar              HMMA, LDSM, LDGSTS, BAR (the Tensor Core lessons)
+  mufu lds                          MUFU (any), LDS (any width; lesson 07's epilogue)
 and, over the body taken as a cycle, how the ldmatrix loads sit between the MMAs (a loop with as
 many instructions but its LDSM bunched into groups runs slower on the GPU):
   max_hmma_run  the longest run of HMMA with no LDSM between them
@@ -20,6 +21,12 @@ Two ways to pick a kernel's main loop:
   ffma:SEL   among the loops with FFMA, in program order: SEL = K=V,K=V,... the first whose
              counts have every K=V (e.g. ldg128=4,sts32=16,sts128=0: lesson 04's TN body);
              SEL = all: every loop with FFMA, their n summed.
+  block:SEL  straight-line code, not a loop: the blocks of instructions that no branch enters
+             or leaves in the middle (split after every branch, jump, call, return or EXIT
+             and before every BRA target) whose counts have every K=V of SEL, e.g.
+             mufu=128,lds=0: lesson 07's element loops (the unrolled epilogue of a lane's 128
+             accumulators) with GELU and beta = 0. Its n is the largest of them, and `blocks`
+             their number.
 
 The same tool checks lesson 04's fragment loads against its layouts (frags): for every kernel
 OFFSETS lists (the output of tests/frag_offsets_04.c, one line per kernel: SYMBOL BODIES
@@ -43,8 +50,9 @@ Usage:
                                                 frags must report (0: none), for the
                                                 negative check of tests/test_sass.sh
 Budget file lines: LESSON ARCH KERNEL LOOP LIMITS [WHAT]; KERNEL is a part of the mangled name
-that names one kernel, LOOP main:H or ffma:SEL, LIMITS a comma list of NAME<=VALUE over n,
-max_hmma_run, max_ldsm_run; a main: check also fails when the kernel uses local memory.
+that names one kernel, LOOP main:H, ffma:SEL or block:SEL, LIMITS a comma list of NAME<=VALUE
+over n, max_hmma_run, max_ldsm_run (blocks for block:); a main: check also fails when the
+kernel uses local memory.
 Exit status 1 when FUNC is missing or has no loop with HMMA, or (check, frags) when a check
 fails; 2 for bad usage.
 """
@@ -57,7 +65,7 @@ KINDS = {  # name: (pattern searched in the instruction text, pattern it must no
     "ffma": (r"FFMA", None), "ldg128": (r"LDG\.E\.128", None), "sts128": (r"STS\.128", None),
     "sts32": (r"STS ", r"STS\.128"), "lds128": (r"LDS\.128", None),
     "hmma": (r"^HMMA", None), "ldsm": (r"^LDSM", None), "ldgsts": (r"^LDGSTS", None),
-    "bar": (r"^BAR", None),
+    "bar": (r"^BAR", None), "mufu": (r"^MUFU", None), "lds": (r"^LDS(\.|\s)", None),
 }
 
 
@@ -115,6 +123,34 @@ def measure(code, lo, hi, all_loops):
     return m
 
 
+def blocks(code):
+    """[(start index, end index)] of the straight-line blocks: a block ends after a branch,
+    jump, call, return or EXIT and before the target of any BRA."""
+    branch = re.compile(r"BRA(?:\.\S+)?\s+(0x[0-9a-f]+)")
+    targets = {int(t, 16) for _, op in code for t in branch.findall(op)}
+    res, lo = [], 0
+    for i, (a, op) in enumerate(code):
+        if a in targets and i > lo:
+            res.append((lo, i - 1))
+            lo = i
+        if re.match(r"(BRA|BRX|BRXU|JMP|JMX|CALL|RET|EXIT)\b", op):
+            res.append((lo, i))
+            lo = i + 1
+    if lo < len(code):
+        res.append((lo, len(code) - 1))
+    return res
+
+
+def block_counts(code, lo, hi):
+    """n and every kind of the block code[lo..hi]."""
+    body = [op for _, op in code[lo:hi + 1]]
+    m = {"n": len(body)}
+    for kind, (pat, unless) in KINDS.items():
+        m[kind] = sum(1 for op in body
+                      if re.search(pat, op) and not (unless and re.search(unless, op)))
+    return m
+
+
 def all_measures(code):
     ls = loops(code)
     return [measure(code, a, b, ls) for a, b in ls]
@@ -148,6 +184,17 @@ def pick(ks, kernel, loop):
             return None, f"{names[0]}: no loop with HMMA"
         m = dict(m, n=m["n"] * int(arg) / m["hmma"], local=uses_local(ks[names[0]]))
         return m, f"main loop of {names[0]} per K tile of {arg} HMMA"
+    if kind == "block":
+        if len(names) > 1:
+            return None, f"{kernel} names {len(names)} kernels"
+        want = dict(kv.split("=") for kv in arg.split(","))
+        code = ks[names[0]]
+        ms = [block_counts(code, a, b) for a, b in blocks(code)]
+        ms = [m for m in ms if all(m[k] == int(v) for k, v in want.items())]
+        if not ms:
+            return None, f"{names[0]}: no straight-line block with {arg}"
+        return ({"n": max(m["n"] for m in ms), "blocks": len(ms)},
+                f"largest of the {len(ms)} blocks of {names[0]} with {arg}")
     if kind == "ffma":
         ms = [m for name in names for m in all_measures(ks[name]) if m["ffma"] > 0]
         if arg == "all":

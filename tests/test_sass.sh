@@ -11,7 +11,7 @@
 #   04-08: the default kernels' main loops within tests/sass_budget.txt (tests/sass_loops.py:
 #   instructions per trip or per K tile, and for 05-08 the ldmatrix placement between the
 #   MMAs): a main loop no longer than recorded, the layouts the kernels index through cost
-#   nothing
+#   nothing; 07: its epilogue's element loops (straight-line blocks) no longer than recorded
 #   04: every fragment load (LDS.128) of every kernel at the offsets its layouts give
 #       (tests/frag_offsets_04.c, tests/sass_loops.py frags), and the same check fails on the
 #       machine code with one fragment load deleted

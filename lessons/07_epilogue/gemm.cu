@@ -432,7 +432,9 @@ static cudaError_t launch_one(const kargs *a, cudaStream_t s) {
 
 /* The kernel's arguments for problem p on a (bm, bn) tile. The staged stores of D move 16
  * aligned bytes: C's base must be 16-byte aligned (the harness's align = 8 elements keeps
- * offsets and ldc so; a caller with another pointer gets cudaErrorMisalignedAddress). */
+ * offsets and ldc so; a caller with another pointer gets cudaErrorMisalignedAddress). The
+ * epilogue reads the bias two neighbouring values at a time: the vector's base must be
+ * aligned to two elements (the harness allocates it on its own; else the same error). */
 static cudaError_t make_kargs(kargs *a, const gemm_problem *p, int bm, int bn) {
     a->M = p->m; a->N = p->n; a->K = p->k;
     a->alpha = p->alpha; a->beta = p->beta;
@@ -443,6 +445,8 @@ static cudaError_t make_kargs(kargs *a, const gemm_problem *p, int bm, int bn) {
     a->bias_axis = p->bias_axis == GEMM_BIAS_M;
     a->bias_dtype = p->bias_dtype;
     if (((uintptr_t)p->C & 15) || p->ldc % 8) return cudaErrorMisalignedAddress;
+    if (a->bias && (uintptr_t)a->bias % (a->bias_dtype == GEMM_FP32 ? 8 : 4))
+        return cudaErrorMisalignedAddress;
     return cudaSuccess;
 }
 
