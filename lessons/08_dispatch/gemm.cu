@@ -80,7 +80,7 @@ typedef struct kargs {
     void *C;           /* (M,N) of the output type: C[m*ldc + n]; D is written over it */
     long long lda, ldb, ldc;
     int a_kmajor, b_kmajor;
-    int pair_ok; /* ldc even and C 4-byte aligned: store two elements at once */
+    int pair_ok; /* ldc even and C aligned to two elements: store a pair at once */
     int c_vec;   /* beta == 0, ldc % 8 == 0 and C 16-byte aligned: staged 16-byte stores */
     int rows32;  /* BM rows of A and BN rows of B span < 2^31 bytes: 32-bit row offsets */
     float *ws;   /* SCHED 2: fp32 partial sums, slice blockIdx.y (M,N):(N,1) (splitk.cuh); or
@@ -509,16 +509,18 @@ static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], cons
  * input's type, staged when the tile and C allow it; EPI 2 in fp32 (store_c, 8-byte pairs: a
  * quad of lanes covers 32 contiguous bytes of a row, a whole sector; staging floats would need
  * twice the persistent kernel's staging smem, which it does not have).
- * The activation and the bias are run-time values (p->act, p->bias): a uniform switch picks
- * one loop of epi_regs, each compiled for its own (ACT, BIAS), so no element tests them, and
- * the store after it is one loop for all. Lesson 07 makes each combination a kernel of its
+ * The activation and the bias are run-time values (kepi: e->act, e->bias): a uniform switch
+ * picks one loop of epi_regs, each compiled for its own activation, so no element tests it
+ * (the bias is -0 where there is none: epi_bias), and the store after it is one loop for all. Lesson 07 makes each combination a kernel of its
  * own; here the K loop is compiled once per output type instead of once per activation, which
  * keeps the lesson's compile time (every configuration is several kernels already: dtypes,
  * copy paths, schedules). */
 
 /* This thread's bias values: bm[i][h] of its rows mh[h] + i*atom.m, bn[j][e] of its columns
- * nh[0] + j*atom.n + e (the coordinates of store_c), each zero on the other axis and outside
- * C; loaded once per tile, as lesson 07 does (MI*2 + NI*2 registers, not a load per element). */
+ * nh[0] + j*atom.n + e (the coordinates of store_c); loaded once per tile, as lesson 07 does
+ * (MI*2 + NI*2 registers, not a load per element). On the other axis, outside C and without a
+ * bias they are -0: x + -0 is x for every x (-0 included, which x + 0 would turn into +0), so
+ * one loop serves problems with and without a bias, exactly. */
 template <int MI, int NI>
 static __device__ __forceinline__ void epi_bias(const kargs *p, const kepi *e, lay_tiled_mma mma,
                                                 int m0, int n0, float (*bm)[2], float (*bn)[2]) {
@@ -530,20 +532,25 @@ static __device__ __forceinline__ void epi_bias(const kargs *p, const kepi *e, l
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int m = m0 + mh[h] + i * mma.atom.m;
-            bm[i][h] = e->bias_axis == 1 && m < p->M ? load_bias(e->bias, e->bias_dtype, m) : 0.0f;
+            bm[i][h] = e->bias && e->bias_axis == 1 && m < p->M
+                           ? load_bias(e->bias, e->bias_dtype, m)
+                           : -0.0f;
         }
 #pragma unroll
     for (int j = 0; j < NI; ++j)
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
             const int n = n0 + nh[0] + j * mma.atom.n + c;
-            bn[j][c] = e->bias_axis == 0 && n < p->N ? load_bias(e->bias, e->bias_dtype, n) : 0.0f;
+            bn[j][c] = e->bias && e->bias_axis == 0 && n < p->N
+                           ? load_bias(e->bias, e->bias_dtype, n)
+                           : -0.0f;
         }
 }
 
 /* acc <- act(alpha * acc + bias), in place: accumulator c of atom (i, j) is row h = c / 2,
- * column e = c % 2 of the thread's pairs (store_c's coordinates). */
-template <int ACT, int BIAS, int MI, int NI>
+ * column e = c % 2 of the thread's pairs (store_c's coordinates); bm[i][h] + bn[j][e] is the
+ * element's bias (one of the two is -0: epi_bias). */
+template <int ACT, int MI, int NI>
 static __device__ __forceinline__ void epi_regs(float acc[MI][NI][4], float alpha,
                                                 const float (*bm)[2], const float (*bn)[2]) {
 #pragma unroll
@@ -552,21 +559,9 @@ static __device__ __forceinline__ void epi_regs(float acc[MI][NI][4], float alph
         for (int j = 0; j < NI; ++j)
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
-                float v = alpha * acc[i][j][c];
-                if (BIAS) v += bm[i][c / 2] + bn[j][c % 2];
-                acc[i][j][c] = activation<ACT>(v);
+                const float b = bm[i][c / 2] + bn[j][c % 2];
+                acc[i][j][c] = activation<ACT>(alpha * acc[i][j][c] + b);
             }
-}
-template <int BIAS, int MI, int NI>
-static __device__ __forceinline__ void epi_regs_act(float acc[MI][NI][4], const kargs *p,
-                                                    const kepi *e, const float (*bm)[2],
-                                                    const float (*bn)[2]) {
-    switch (e->act) {
-    case ACT_RELU: epi_regs<ACT_RELU, BIAS, MI, NI>(acc, p->alpha, bm, bn); break;
-    case ACT_GELU_TANH: epi_regs<ACT_GELU_TANH, BIAS, MI, NI>(acc, p->alpha, bm, bn); break;
-    case ACT_GELU_ERF: epi_regs<ACT_GELU_ERF, BIAS, MI, NI>(acc, p->alpha, bm, bn); break;
-    default: epi_regs<ACT_NONE, BIAS, MI, NI>(acc, p->alpha, bm, bn);
-    }
 }
 
 /* The fused store of one tile (EPI 1: the input's type, staged when `staged`; EPI 2: fp32). */
@@ -575,11 +570,12 @@ static __device__ __forceinline__ void store_epi(float acc[MI][NI][4], const kar
                                                  const kepi *e, lay_tiled_mma mma, uint16_t *sC,
                                                  int m0, int n0, int staged) {
     float bm[MI][2], bn[NI][2];
-    if (e->bias) {
-        epi_bias<MI, NI>(p, e, mma, m0, n0, bm, bn);
-        epi_regs_act<1, MI, NI>(acc, p, e, bm, bn);
-    } else {
-        epi_regs_act<0, MI, NI>(acc, p, e, bm, bn);
+    epi_bias<MI, NI>(p, e, mma, m0, n0, bm, bn);
+    switch (e->act) {
+    case ACT_RELU: epi_regs<ACT_RELU, MI, NI>(acc, p->alpha, bm, bn); break;
+    case ACT_GELU_TANH: epi_regs<ACT_GELU_TANH, MI, NI>(acc, p->alpha, bm, bn); break;
+    case ACT_GELU_ERF: epi_regs<ACT_GELU_ERF, MI, NI>(acc, p->alpha, bm, bn); break;
+    default: epi_regs<ACT_NONE, MI, NI>(acc, p->alpha, bm, bn);
     }
     if (EPI == 1 && staged) store_c_staged<BF16, 1, MI, NI, WTM, WTN>(acc, p, mma, sC, m0, n0);
     else store_c<BF16, EPI == 2 ? GEMM_FP32 : BF16 ? GEMM_BF16 : GEMM_FP16, 1, MI, NI>(
@@ -1071,7 +1067,8 @@ static cudaError_t run_choice(const gemm_problem *p, const disp_choice *c, cudaS
     const disp_device *d = current_device();
     char *ws = workspace();
     if (!c->repack)
-        return run_config(c->cfg, p, c->split, c->transposed, d->sms, (float *)ws, DISP_WS_BYTES, s);
+        return run_config(c->cfg, p, c->split, c->transposed, d->sms, (float *)ws, DISP_WS_BYTES,
+                          s);
     if (!ws) return cudaErrorMemoryAllocation;
     gemm_problem q = disp_repacked(p);
     uint16_t *A2 = (uint16_t *)ws;
