@@ -355,14 +355,19 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
         return buf;
     }
     const disp_epi_at at = disp_epi_where(c, p, split, 0);
+    if (at == DISP_EPI_NONE && c->fuses) {
+        snprintf(buf, len,
+                 "fuses the epilogue with beta = 0, K %% 8 == 0 and its own or an fp32 output "
+                 "only; the split-K configurations and default take any");
+        return buf;
+    }
     if (at == DISP_EPI_NONE) {
         const char *fused = "none";
         for (int i = DISP_NCONFIGS - 1; i >= 0; --i)
             if (disp_configs[i].fuses) fused = disp_configs[i].name;
         snprintf(buf, len,
-                 "applies no epilogue but alpha and beta on the 16-byte path (fused in %s with "
-                 "beta = 0, K %% 8 == 0 and its own or an fp32 output; in the reduction by the "
-                 "split-K configurations); the default variant takes every epilogue",
+                 "has no epilogue but alpha, beta on the 16-byte path; %s fuses it (beta = 0), "
+                 "the split-K configurations and default take any",
                  fused);
         return buf;
     }
