@@ -1647,8 +1647,10 @@ static void list_variants(const gemm_lesson *L) {
     }
 }
 
-/* --explain: the lesson's explain line for every (dtype, layout, size) of the request (the
- * dtypes of its default variant when --dtype is not given), without the GPU. */
+/* --explain: the lesson's explain line for every (dtype, output, epilogue, bias axis, layout,
+ * size) of the request (the dtypes of its default variant when --dtype is not given; the
+ * output, epilogue and axis named in the line only when the request gives --out, --epilogue or
+ * --bias-axis), without the GPU. */
 static int explain_cases(const gemm_lesson *L, const harness_opts *o, const char *prog) {
     if (!explain_fn) {
         fprintf(stderr, "%s: lesson %s has no dispatcher to explain (--explain is for lesson 08)\n",
@@ -1663,21 +1665,43 @@ static int explain_cases(const gemm_lesson *L, const harness_opts *o, const char
     line[0] = '\0';
     explain_fn(NULL, line, sizeof line);
     if (line[0]) printf("%s: %s\n", L->id, line);
+    const int epi_words = o->outs || o->epis || o->bias_axes;
     for (int d = 0; d < GEMM_NDTYPES; ++d) {
         if (!(dts & GEMM_DT_BIT(d))) continue;
-        for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
-            if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
-            for (int s = 0; s < o->nsizes; ++s) {
-                gemm_problem p;
-                make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
-                /* stand-in addresses: 256-byte aligned bases plus the request's offset */
-                const uintptr_t off = (uintptr_t)o->offset * harness_dtype_size(p.dtype);
-                p.A = (const void *)((uintptr_t)0x100000 + off);
-                p.B = (const void *)((uintptr_t)0x200000 + off);
-                p.C = (void *)((uintptr_t)0x300000 + off);
-                explain_fn(&p, line, sizeof line);
-                printf("%dx%dx%d %s %s: %s\n", p.m, p.n, p.k, dtype_names[d], layout_names[l],
-                       line);
+        for (int c = 0; c < GEMM_NDTYPES; ++c) {
+            if (!(request_outs(o, (gemm_dtype)d) & GEMM_DT_BIT(c))) continue;
+            for (int e = 0; e < GEMM_NEPIS; ++e) {
+                if (!(request_epis(o) & (1u << e))) continue;
+                for (int ax = 0; ax < 2; ++ax) {
+                    if (!(request_axes(o, (gemm_epi)e) & (1u << ax))) continue;
+                    for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
+                        if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
+                        for (int s = 0; s < o->nsizes; ++s) {
+                            gemm_problem p;
+                            make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
+                            set_epilogue(&p, o, (gemm_dtype)c, (gemm_epi)e, (gemm_bias_axis)ax);
+                            /* stand-in addresses: 256-byte aligned bases plus the offset */
+                            const uintptr_t off =
+                                (uintptr_t)o->offset * harness_dtype_size(p.dtype);
+                            const uintptr_t offc =
+                                (uintptr_t)o->offset * harness_dtype_size(p.c_dtype);
+                            p.A = (const void *)((uintptr_t)0x100000 + off);
+                            p.B = (const void *)((uintptr_t)0x200000 + off);
+                            p.C = (void *)((uintptr_t)0x300000 + offc);
+                            if (GEMM_EPI_HAS_BIAS(p.epilogue)) p.bias = (const void *)0x400000;
+                            explain_fn(&p, line, sizeof line);
+                            char epi[64] = "";
+                            if (epi_words)
+                                snprintf(epi, sizeof epi, " -> %s %s%s", dtype_names[c],
+                                         harness_epi_name((gemm_epi)e),
+                                         !GEMM_EPI_HAS_BIAS(p.epilogue) ? ""
+                                         : ax == GEMM_BIAS_M            ? " (bias along m)"
+                                                                        : " (bias along n)");
+                            printf("%dx%dx%d %s %s%s: %s\n", p.m, p.n, p.k, dtype_names[d],
+                                   layout_names[l], epi, line);
+                        }
+                    }
+                }
             }
         }
     }

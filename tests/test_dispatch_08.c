@@ -582,3 +582,362 @@ Test(simt, partitions_cover_every_element_once) {
         }
     }
 }
+
+/* ---- the epilogue (dispatch.h: disp_epi_where, disp_pass_rows, rule E1) --------------------- */
+
+/* problem() with an epilogue: output type out, epilogue e, bias along `axis`, beta; the bias a
+ * stand-in address as the harness would give (never dereferenced). */
+static gemm_problem with_epi(gemm_problem p, gemm_dtype out, gemm_epi e, gemm_bias_axis axis,
+                             float beta) {
+    p.c_dtype = out;
+    p.epilogue = e;
+    p.bias_axis = axis;
+    p.bias_dtype = out;
+    p.bias = GEMM_EPI_HAS_BIAS(e) ? (const void *)0x400000 : NULL;
+    p.beta = beta;
+    return p;
+}
+
+static int same_run(const disp_choice *a, const disp_choice *b) {
+    return a->cfg == b->cfg && a->split == b->split && a->transposed == b->transposed &&
+           a->repack == b->repack;
+}
+
+/* the expected choice of one problem with an epilogue, and where the epilogue runs */
+typedef struct {
+    int m, n, k;
+    gemm_dtype dt, out;
+    gemm_layout l;
+    gemm_epi e;
+    float beta;
+    const char *cfg;
+    int split;
+    const char *rule; /* "R1 T8" as in want */
+    disp_epi_at at;
+    int passes; /* passes of the reduction (disp_pass_rows): 1, or the panels */
+} want_epi;
+
+static void check_want_epi(const want_epi *w) {
+    const disp_device d = dev();
+    const gemm_problem p =
+        with_epi(problem(w->m, w->n, w->k, w->dt, w->l, 0, 0), w->out, w->e, GEMM_BIAS_N, w->beta);
+    disp_choice c;
+    char why[256];
+    cr_assert_eq(disp_choose(&p, &d, &c), 0, "%dx%dx%d %s: no configuration", p.m, p.n, p.k,
+                 disp_epi_words[w->e]);
+    const char *what = disp_epi_words[w->e];
+    cr_assert_str_eq(disp_configs[c.cfg].name, w->cfg, "%dx%dx%d %s: %s, want %s", p.m, p.n, p.k,
+                     what, disp_configs[c.cfg].name, w->cfg);
+    cr_assert_eq(c.split, w->split, "%dx%dx%d %s: split %d", p.m, p.n, p.k, what, c.split);
+    cr_assert(c.rule >= 0);
+    const int repack = !strncmp(w->rule, "R1 ", 3);
+    cr_assert_eq(c.repack, repack, "%dx%dx%d %s: repack %d", p.m, p.n, p.k, what, c.repack);
+    cr_assert_str_eq(disp_rules[c.rule].id, w->rule + 3 * repack, "%dx%dx%d %s: rule %s", p.m, p.n,
+                     p.k, what, disp_rules[c.rule].id);
+    const gemm_problem q = disp_choice_problem(&p, &c);
+    const disp_config *cf = &disp_configs[c.cfg];
+    cr_assert_eq(disp_epi_where(cf, &q, c.split, c.transposed), w->at, "%dx%dx%d %s: where %d", p.m,
+                 p.n, p.k, what, (int)disp_epi_where(cf, &q, c.split, c.transposed));
+    const int rows = disp_pass_rows(cf, &q, c.split, c.transposed, disp_choice_ws(&p, &c));
+    cr_assert_gt(rows, 0);
+    cr_assert_eq(disp_ceil(q.m, rows), w->passes, "%dx%dx%d %s: %d rows a pass", p.m, p.n, p.k,
+                 what, rows);
+    cr_assert_null(disp_refusal(cf, &q, c.split, &d, why, sizeof why), "%s", why);
+}
+
+/* Where each rule's pick applies the epilogue: the persistent kernel fuses it (beta = 0,
+ * K % 8 == 0, its own or an fp32 output), a split, a transposed run and the split-K tiles put it
+ * in the reduction, T7's tile has none and passes the problem to T8; what no rule above can
+ * place (beta != 0 on T8's shapes, K % 8 != 0, fp16 in -> bf16 out) goes to E1. */
+Test(epilogue, where_each_rule_applies_it) {
+    static const want_epi ws[] = {
+        /* T8: fused, in the inputs' type or fp32, every activation */
+        {4096, 4096, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS_GELU, 0.0f,
+         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+        {4096, 4096, 4096, GEMM_BF16, GEMM_FP32, GEMM_TN, GEMM_EPI_RELU, 0.0f,
+         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+        {8192, 8192, 8192, GEMM_FP16, GEMM_FP32, GEMM_TN, GEMM_EPI_NONE, 0.0f,
+         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+        /* T7's shapes: 128x128x64_s3 has no fused epilogue, T8 takes them */
+        {2048, 2048, 2048, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.0f,
+         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+        {3072, 3072, 3072, GEMM_BF16, GEMM_BF16, GEMM_TN, GEMM_EPI_GELU, 0.0f,
+         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+        /* split-K and the small tiles: the reduction, after the splits */
+        {16, 4096, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.0f, "16x128x64_s4_splitk",
+         12, "T2", DISP_EPI_REDUCE, 1},
+        {64, 4096, 4096, GEMM_BF16, GEMM_FP32, GEMM_TN, GEMM_EPI_BIAS_RELU, 0.0f,
+         "64x128x64_s3_splitk", 8, "T3", DISP_EPI_REDUCE, 1},
+        {1024, 1024, 1024, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS_GELU, 0.5f,
+         "128x128x32_s4_splitk", 4, "T6", DISP_EPI_REDUCE, 1},
+        {16, 65536, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.0f, "16x128x64_s4_splitk",
+         1, "T2", DISP_EPI_REDUCE, 1}, /* one split, still reduced */
+        /* beta != 0, K % 8 != 0 on the 16-byte path, fp16 -> bf16: E1 */
+        {4096, 4096, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.5f,
+         "128x128x32_s4_splitk", 1, "E1", DISP_EPI_REDUCE, 1},
+        {4096, 4096, 4096, GEMM_FP16, GEMM_BF16, GEMM_TN, GEMM_EPI_NONE, 0.0f,
+         "128x128x32_s4_splitk", 1, "E1", DISP_EPI_REDUCE, 1},
+        /* 16384^2 partials are 1 GiB: 64 MiB panels of 1024 rows */
+        {16384, 16384, 1024, GEMM_BF16, GEMM_BF16, GEMM_TN, GEMM_EPI_BIAS_RELU, -1.0f,
+         "128x128x32_s4_splitk", 1, "E1", DISP_EPI_REDUCE, 4},
+        /* rule R1's copies (K padded to 4096) make 4093^3 the persistent kernel's */
+        {4093, 4093, 4093, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS_GELU, 0.0f,
+         "128x256x64_s3_persistent", 1, "R1 T8", DISP_EPI_KERNEL, 1},
+        {4093, 4093, 4093, GEMM_BF16, GEMM_BF16, GEMM_NN, GEMM_EPI_BIAS, 0.5f,
+         "128x128x32_s4_splitk", 1, "R1 E1", DISP_EPI_REDUCE, 1},
+        /* too large to copy (T1's generic path): the reduction, in 2 panels of 8192 rows */
+        {16384, 8192, 8192, GEMM_FP16, GEMM_FP16, GEMM_NN, GEMM_EPI_BIAS_GELU, 0.0f,
+         "128x128x64_s3", 1, "T1", DISP_EPI_REDUCE, 2},
+        /* fp32: the SIMT kernels, the epilogue in the reduction */
+        {4096, 4096, 4096, GEMM_FP32, GEMM_FP32, GEMM_TN, GEMM_EPI_BIAS_GELU, 0.0f,
+         "simt_128x128x8_4w", 1, "F4", DISP_EPI_REDUCE, 1},
+        {16, 4096, 4096, GEMM_FP32, GEMM_FP32, GEMM_TN, GEMM_EPI_BIAS, 0.0f, "simt_32x64x8_2w", 12,
+         "F1", DISP_EPI_REDUCE, 1},
+        {65536, 65536, 64, GEMM_FP32, GEMM_FP32, GEMM_NT, GEMM_EPI_RELU, 0.0f, "simt_128x128x8_4w",
+         1, "F4", DISP_EPI_REDUCE, 64}, /* 1024-row panels */
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want_epi(&ws[i]);
+}
+
+/* The epilogue none keeps every choice of the rules: the same problems with another bias axis,
+ * gelu form or bias dtype change nothing (they are run-time values of every kernel). */
+Test(epilogue, its_options_do_not_move_the_choice) {
+    const disp_device d = dev();
+    for (int i = 0; i < NSUITE; ++i) {
+        const gemm_problem p =
+            problem(suite[i].m, suite[i].n, suite[i].k, GEMM_FP16, GEMM_TN, 0, 0);
+        gemm_problem a = with_epi(p, GEMM_FP16, GEMM_EPI_BIAS_GELU, GEMM_BIAS_N, 0.0f);
+        gemm_problem b = with_epi(p, GEMM_FP16, GEMM_EPI_BIAS_GELU, GEMM_BIAS_M, 0.0f);
+        b.gelu = GEMM_GELU_ERF;
+        b.bias_dtype = GEMM_FP32;
+        disp_choice ca, cb, c0;
+        cr_assert(!disp_choose(&a, &d, &ca) && !disp_choose(&b, &d, &cb) &&
+                  !disp_choose(&p, &d, &c0));
+        cr_assert(same_run(&ca, &cb) && ca.rule == cb.rule, "%dx%dx%d", p.m, p.n, p.k);
+        /* with an epilogue only T7 changes: its shapes go to T8's fused kernel */
+        if (strcmp(disp_rules[c0.rule].id, "T7"))
+            cr_assert(same_run(&ca, &c0), "%dx%dx%d: %s with bias_gelu, %s without", p.m, p.n, p.k,
+                      disp_configs[ca.cfg].name, disp_configs[c0.cfg].name);
+    }
+}
+
+/* Every K split puts the epilogue in the reduction, once per element: the kernels of a split
+ * write unscaled partial sums, so a bias can only be added after the splits are summed. */
+Test(epilogue, a_split_applies_it_once_in_the_reduction) {
+    const disp_device d = dev();
+    static const int ms[] = {1, 16, 64, 128, 512, 1024, 4096};
+    static const int ks[] = {256, 1024, 4096, 16384};
+    int splits = 0;
+    for (unsigned a = 0; a < sizeof ms / sizeof ms[0]; ++a)
+        for (unsigned b = 0; b < sizeof ms / sizeof ms[0]; ++b)
+            for (unsigned k = 0; k < sizeof ks / sizeof ks[0]; ++k)
+                for (int dt = 0; dt < GEMM_NDTYPES; ++dt) {
+                    const gemm_problem p =
+                        with_epi(problem(ms[a], ms[b], ks[k], (gemm_dtype)dt, GEMM_TN, 0, 0),
+                                 (gemm_dtype)dt, GEMM_EPI_BIAS, GEMM_BIAS_N, 0.0f);
+                    disp_choice c;
+                    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+                    const gemm_problem q = disp_choice_problem(&p, &c);
+                    const disp_epi_at at =
+                        disp_epi_where(&disp_configs[c.cfg], &q, c.split, c.transposed);
+                    if (c.split > 1 || c.transposed) {
+                        cr_assert_eq(at, DISP_EPI_REDUCE, "%dx%dx%d split %d", p.m, p.n, p.k,
+                                     c.split);
+                        ++splits;
+                    } else {
+                        cr_assert_neq(at, DISP_EPI_NONE);
+                    }
+                }
+    cr_assert_gt(splits, 50);
+    /* the GPU case of gpu_cases.txt: 16x4096x4096 with a bias is split 12 ways */
+    const gemm_problem p = with_epi(problem(16, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0), GEMM_FP16,
+                                    GEMM_EPI_BIAS, GEMM_BIAS_N, 0.0f);
+    disp_choice c;
+    cr_assert(!disp_choose(&p, &d, &c) && c.split == 12);
+}
+
+/* The panels: rows a pass, whole BLK_M multiples that fit the workspace, every row once. */
+Test(epilogue, panels_cover_c_once_and_fit_the_workspace) {
+    const disp_config *t = &disp_configs[disp_find("128x128x32_s4_splitk")];
+    gemm_problem p = with_epi(problem(16384, 16384, 1024, GEMM_FP16, GEMM_TN, 0, 0), GEMM_FP16,
+                              GEMM_EPI_BIAS, GEMM_BIAS_M, 0.0f);
+    cr_assert_eq(disp_pass_rows(t, &p, 1, 0, DISP_WS_BYTES), 4096);
+    cr_assert_eq(disp_pass_rows(t, &p, 2, 0, DISP_WS_BYTES), 0); /* a split must fit whole */
+    cr_assert_eq(disp_pass_rows(t, &p, 1, 1, DISP_WS_BYTES), 0); /* so must C^T */
+    cr_assert_eq(disp_pass_rows(t, &p, 1, 0, 128LL * 16384 * 4 - 1), 0); /* not one panel */
+    cr_assert_eq(disp_pass_rows(t, &p, 1, 0, 300LL * 16384 * 4), 256);
+    /* the persistent kernel fuses it: no workspace at all */
+    const disp_config *pe = &disp_configs[disp_find("128x256x64_s3_persistent")];
+    cr_assert_eq(disp_pass_rows(pe, &p, 1, 0, 0), 16384);
+    /* a plain problem splits through the workspace whole, as before */
+    gemm_problem plain = problem(1024, 1024, 16384, GEMM_FP16, GEMM_TN, 0, 0);
+    cr_assert_eq(disp_pass_rows(t, &plain, 4, 0, DISP_WS_BYTES), 1024);
+    cr_assert_eq(disp_pass_rows(t, &plain, 1, 0, 0), 1024);
+    /* disp_panel: A, C and a bias along m move by the panel's rows; the last one is cut */
+    p.lda = 1032;
+    p.ldc = 16392;
+    const gemm_problem q = disp_panel(&p, 12288, 4096), r = disp_panel(&p, 16000, 4096);
+    cr_assert_eq(q.m, 4096);
+    cr_assert_eq(r.m, 384);
+    cr_assert_eq((uintptr_t)q.A - (uintptr_t)p.A, 12288u * 1032 * 2);
+    cr_assert_eq((uintptr_t)q.C - (uintptr_t)p.C, 12288u * 16392 * 2);
+    cr_assert_eq((uintptr_t)q.bias - (uintptr_t)p.bias, 12288u * 2);
+    cr_assert(q.B == p.B && q.n == p.n && q.k == p.k && q.ldc == p.ldc);
+    gemm_problem mm = problem(1000, 100, 64, GEMM_FP32, GEMM_NT, 0, 0); /* A M-major */
+    mm.bias_axis = GEMM_BIAS_N;
+    mm.bias = (const void *)0x400000;
+    const gemm_problem s = disp_panel(&mm, 256, 256);
+    cr_assert_eq((uintptr_t)s.A - (uintptr_t)mm.A, 256u * 4);
+    cr_assert_eq((uintptr_t)s.C - (uintptr_t)mm.C, 256u * 100 * 4);
+    cr_assert(s.bias == mm.bias); /* along n: every panel has all N values */
+}
+
+/* Every (dtype, output, epilogue, bias axis, beta) over extents, layouts and alignments gets a
+ * configuration that accepts it and a place for the epilogue: never "no configuration". Only
+ * fp32 inputs with a 2-byte output are refused, with one line. */
+Test(epilogue, every_combination_gets_a_configuration_that_applies_it) {
+    const disp_device d = dev();
+    static const int ext[] = {1, 7, 16, 17, 64, 65, 127, 1000, 4093, 4096, 65536};
+    enum { NE = sizeof ext / sizeof ext[0] };
+    char why[256];
+    long long n = 0, refused = 0, fused = 0, reduced = 0;
+    for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
+        for (int out = 0; out < GEMM_NDTYPES; ++out)
+            for (int e = 0; e < GEMM_NEPIS; ++e)
+                for (int ax = 0; ax <= GEMM_EPI_HAS_BIAS(e); ++ax)
+                    for (int be = 0; be < 2; ++be)
+                        for (int l = 0; l < GEMM_NLAYOUTS; ++l)
+                            for (int al = 0; al < 3; ++al)
+                                for (int i = 0; i < NE; ++i)
+                                    for (int j = 0; j < NE; ++j)
+                                        for (int k = 0; k < NE; ++k) {
+                                            const gemm_problem p = with_epi(
+                                                problem(ext[i], ext[j], ext[k], (gemm_dtype)dt,
+                                                        (gemm_layout)l, al == 1, al == 2),
+                                                (gemm_dtype)out, (gemm_epi)e, (gemm_bias_axis)ax,
+                                                be ? 0.5f : 0.0f);
+                                            disp_choice c;
+                                            const int r = disp_choose(&p, &d, &c);
+                                            ++n;
+                                            if (dt == GEMM_FP32 && out != GEMM_FP32) {
+                                                cr_assert_eq(r, -1);
+                                                cr_assert_not_null(disp_unsupported(&p));
+                                                ++refused;
+                                                continue;
+                                            }
+                                            cr_assert_null(disp_unsupported(&p));
+                                            cr_assert_eq(r, 0,
+                                                         "%dx%dx%d dt %d out %d %s layout %d: no "
+                                                         "configuration",
+                                                         p.m, p.n, p.k, dt, out, disp_epi_words[e],
+                                                         l);
+                                            cr_assert(c.rule >= 0, "%dx%dx%d: the fallback", p.m,
+                                                      p.n, p.k);
+                                            const gemm_problem q = disp_choice_problem(&p, &c);
+                                            const disp_config *cf = &disp_configs[c.cfg];
+                                            const disp_epi_at at =
+                                                disp_epi_where(cf, &q, c.split, c.transposed);
+                                            cr_assert_neq(at, DISP_EPI_NONE,
+                                                          "%dx%dx%d %s: %s has no place for it",
+                                                          p.m, p.n, p.k, disp_epi_words[e],
+                                                          cf->name);
+                                            const long long ws = disp_choice_ws(&p, &c);
+                                            const int rows =
+                                                disp_pass_rows(cf, &q, c.split, c.transposed, ws);
+                                            cr_assert_gt(rows, 0, "%dx%dx%d %s: no room", p.m, p.n,
+                                                         p.k, disp_epi_words[e]);
+                                            if (at == DISP_EPI_REDUCE) {
+                                                /* the copies and one pass of partial sums fit the workspace */
+                                                cr_assert_leq(4LL * c.split * rows * q.n, ws);
+                                                cr_assert(rows == q.m ||
+                                                          (c.split == 1 && !c.transposed &&
+                                                           rows % cf->bm == 0));
+                                                ++reduced;
+                                            } else if (!disp_epi_plain(&p)) {
+                                                cr_assert(disp_epi_fuses(cf, &q) && q.beta == 0.0f,
+                                                          "%s", cf->name);
+                                                ++fused;
+                                            }
+                                            const char *why_not =
+                                                disp_refusal(cf, &q, c.split, &d, why, sizeof why);
+                                            cr_assert_null(why_not, "%dx%dx%d %s: %s refuses: %s",
+                                                           p.m, p.n, p.k, disp_epi_words[e],
+                                                           cf->name, why_not);
+                                        }
+    cr_assert_gt(fused, 1000);
+    cr_assert_gt(reduced, 1000);
+    cr_assert_gt(refused, 0);
+    cr_assert_gt(n, 1000000);
+}
+
+/* A forced configuration that cannot apply the epilogue says so in one line and names what
+ * can; the SIMT ones compute fp32 outputs only. */
+Test(epilogue, forced_configurations_refuse_in_one_line) {
+    const disp_device d = dev();
+    char why[256];
+    const gemm_problem p = with_epi(problem(1024, 1024, 1024, GEMM_FP16, GEMM_TN, 0, 0), GEMM_FP16,
+                                    GEMM_EPI_BIAS_GELU, GEMM_BIAS_N, 0.0f);
+    static const char *const none[] = {"128x256x64_s3", "128x128x64_s3", "128x128x32_s4"};
+    for (unsigned i = 0; i < sizeof none / sizeof none[0]; ++i) {
+        const char *r = disp_refusal(&disp_configs[disp_find(none[i])], &p, 1, &d, why, sizeof why);
+        cr_assert_not_null(r, "%s", none[i]);
+        cr_assert(strstr(r, "128x256x64_s3_persistent fuses it") && strstr(r, "default take any") &&
+                      !strchr(r, '\n'),
+                  "%s: %s", none[i], r);
+        cr_assert_lt(strlen(r), 150, "%s", r); /* whole in the harness's one-line reason */
+    }
+    /* the persistent kernel fuses it, the split-K tiles reduce it; with beta != 0 the
+     * persistent kernel declines too */
+    cr_assert_null(disp_refusal(&disp_configs[disp_find("128x256x64_s3_persistent")], &p, 1, &d,
+                                why, sizeof why));
+    cr_assert_null(
+        disp_refusal(&disp_configs[disp_find("128x128x32_s4_splitk")], &p, 4, &d, why, sizeof why));
+    gemm_problem b = p;
+    b.beta = 0.5f;
+    const char *r = disp_refusal(&disp_configs[disp_find("128x256x64_s3_persistent")], &b, 1, &d,
+                                 why, sizeof why);
+    cr_assert(r && strstr(r, "fuses the epilogue with beta = 0") && strlen(r) < 150, "%s",
+              r ? r : "(null)");
+    /* the generic path (NN) of the same tiles reduces it */
+    const gemm_problem nn = with_epi(problem(1024, 1024, 1024, GEMM_FP16, GEMM_NN, 0, 0), GEMM_FP16,
+                                     GEMM_EPI_BIAS, GEMM_BIAS_M, 0.5f);
+    cr_assert_null(
+        disp_refusal(&disp_configs[disp_find("128x128x64_s3")], &nn, 1, &d, why, sizeof why));
+    /* SIMT: fp32 out only */
+    const gemm_problem f = with_epi(problem(64, 64, 64, GEMM_FP32, GEMM_TN, 0, 0), GEMM_FP16,
+                                    GEMM_EPI_NONE, GEMM_BIAS_N, 0.0f);
+    r = disp_refusal(&disp_configs[disp_find("simt_32x64x8_2w")], &f, 1, &d, why, sizeof why);
+    cr_assert(r && strstr(r, "fp32 output only"), "%s", r ? r : "(null)");
+}
+
+/* --explain says where the epilogue runs, after the rule. */
+Test(epilogue, explain_says_where_it_runs) {
+    const disp_device d = dev();
+    char line[512];
+    gemm_problem p = with_epi(problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0), GEMM_FP16,
+                              GEMM_EPI_BIAS_GELU, GEMM_BIAS_N, 0.0f);
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert(strstr(line, "128x256x64_s3_persistent (rule T8: ") == line, "%s", line);
+    cr_assert(strstr(line, "); epilogue bias_gelu, fp16 out: fused in its store"), "%s", line);
+    p = with_epi(problem(16, 4096, 4096, GEMM_BF16, GEMM_TN, 0, 0), GEMM_FP32, GEMM_EPI_BIAS,
+                 GEMM_BIAS_N, 0.0f);
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert(strstr(line, "epilogue bias, fp32 out: in splitk_reduce, after the 12 K splits"),
+              "%s", line);
+    p = with_epi(problem(16384, 16384, 1024, GEMM_FP16, GEMM_TN, 0, 0), GEMM_FP16, GEMM_EPI_GELU,
+                 GEMM_BIAS_N, 0.5f);
+    p.gelu = GEMM_GELU_ERF;
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert(strstr(line, "(rule E1: ") &&
+                  strstr(line, "epilogue gelu (erf), fp16 out: in splitk_reduce, 4 passes of "
+                               "4096 rows"),
+              "%s", line);
+    p = with_epi(problem(64, 64, 64, GEMM_FP32, GEMM_TN, 0, 0), GEMM_BF16, GEMM_EPI_NONE,
+                 GEMM_BIAS_N, 0.0f);
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert(strstr(line, "refused: fp32 inputs give an fp32 output only") == line, "%s", line);
+    /* a plain problem's line says nothing of it */
+    p = problem(16, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0);
+    disp_explain(&p, &d, line, sizeof line);
+    cr_assert_null(strstr(line, "epilogue"), "%s", line);
+}

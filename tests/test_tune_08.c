@@ -310,3 +310,118 @@ Test(lookup, explain_says_tuned_with_file_and_line) {
     cr_assert_str_eq(line, "A and B copied K-major, then 128x128x64_s3 (tuned (t.txt line 2))");
     disp_tuned_free(&t);
 }
+
+/* ---- the epilogue in the candidates and the table ---------------------------------------- */
+
+static gemm_problem with_epi(gemm_problem p, gemm_dtype out, gemm_epi e, float beta) {
+    p.c_dtype = out;
+    p.epilogue = e;
+    p.bias_dtype = out;
+    p.bias = GEMM_EPI_HAS_BIAS(e) ? (const void *)0x400000 : NULL;
+    p.beta = beta;
+    return p;
+}
+
+/* With an epilogue every candidate still runs (accepted, and with a place for the epilogue:
+ * fused, or in the reduction with room in the workspace), the rules' choice among them; the
+ * configurations without a fused epilogue drop out of the 16-byte path. */
+Test(candidates, with_an_epilogue_each_has_a_place_for_it) {
+    const disp_device d = disp_device_default();
+    static disp_choice c[DISP_MAX_CANDIDATES];
+    char why[256], name[96];
+    static const gemm_epi es[] = {GEMM_EPI_BIAS, GEMM_EPI_BIAS_GELU, GEMM_EPI_RELU};
+    for (int dt = 1; dt < GEMM_NDTYPES; ++dt)
+        for (int out = 0; out < GEMM_NDTYPES; ++out)
+            for (unsigned e = 0; e < sizeof es / sizeof es[0]; ++e)
+                for (int l = 0; l < GEMM_NLAYOUTS; l += 2)
+                    for (int s = 0; s < NSIZES; ++s) {
+                        const gemm_problem p =
+                            with_epi(problem(sizes[s][0], sizes[s][1], sizes[s][2], (gemm_dtype)dt,
+                                             (gemm_layout)l, 0, 0),
+                                     (gemm_dtype)out, es[e], s % 2 ? 0.5f : 0.0f);
+                        const int n = disp_candidates(&p, &d, c, DISP_MAX_CANDIDATES);
+                        disp_choice rule;
+                        cr_assert_eq(disp_choose(&p, &d, &rule), 0);
+                        int found = 0;
+                        for (int i = 0; i < n; ++i) {
+                            cr_assert_null(disp_choice_refusal(&c[i], &p, &d, why, sizeof why),
+                                           "%dx%dx%d: %s", p.m, p.n, p.k, why);
+                            const gemm_problem q = disp_choice_problem(&p, &c[i]);
+                            const disp_config *cf = &disp_configs[c[i].cfg];
+                            const disp_epi_at at =
+                                disp_epi_where(cf, &q, c[i].split, c[i].transposed);
+                            cr_assert_neq(at, DISP_EPI_NONE, "%s", cf->name);
+                            disp_cand_name(&p, &c[i], name, sizeof name);
+                            cr_assert(strstr(name, at == DISP_EPI_KERNEL ? " fused" : " reduce"),
+                                      "%s", name);
+                            found += disp_same_run(&c[i], &rule);
+                        }
+                        cr_assert_eq(found, 1, "%dx%dx%d: the rules' choice is not a candidate",
+                                     p.m, p.n, p.k);
+                    }
+    /* 4096^3 bias_gelu fp16: the persistent kernel fused, the split-K tiles reduced, the
+     * other one-CTA-per-tile kernels none */
+    const gemm_problem p = with_epi(problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0), GEMM_FP16,
+                                    GEMM_EPI_BIAS_GELU, 0.0f);
+    const int n = disp_candidates(&p, &d, c, DISP_MAX_CANDIDATES);
+    int fused = 0, plain_tiles = 0;
+    for (int i = 0; i < n; ++i) {
+        disp_cand_name(&p, &c[i], name, sizeof name);
+        fused += !strcmp(name, "128x256x64_s3_persistent split 1 C fused");
+        plain_tiles += disp_configs[c[i].cfg].sched == DISP_TILE;
+    }
+    cr_assert_eq(fused, 1);
+    cr_assert_eq(plain_tiles, 0);
+    /* a plain problem's names say nothing of the epilogue */
+    const gemm_problem q = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0, 0);
+    const disp_choice k = {disp_find("128x128x32_s4_splitk"), 4, 0, 0, -1};
+    disp_cand_name(&q, &k, name, sizeof name);
+    cr_assert_str_eq(name, "128x128x32_s4_splitk split 4 C");
+}
+
+/* The key's epilogue word carries the output type when it is not the inputs' own. */
+Test(table, the_epilogue_word_carries_another_output_type) {
+    char line[512], err[256];
+    const disp_device d = disp_device_default();
+    const disp_choice c = {disp_find("128x256x64_s3_persistent"), 1, 0, 0, -1};
+    gemm_problem p = with_epi(problem(4096, 4096, 4096, GEMM_BF16, GEMM_TN, 0, 0), GEMM_FP32,
+                              GEMM_EPI_BIAS_GELU, 0.0f);
+    disp_tuned_format(&p, &c, 0.5, line, sizeof line);
+    cr_assert_str_eq(
+        line, "bf16 TN 4096 4096 4096 bias_gelu:fp32 -> 128x256x64_s3_persistent 1 C direct 0.5");
+    disp_tuned_entry e;
+    cr_assert_eq(disp_tuned_parse(line, &e, err, sizeof err), 1, "%s", err);
+    cr_assert(e.epilogue == GEMM_EPI_BIAS_GELU && e.out == GEMM_FP32 && e.dtype == GEMM_BF16);
+    cr_assert_eq(
+        disp_tuned_parse("fp16 TN 1 1 1 relu -> 128x128x64_s3 1 C direct 1", &e, err, sizeof err),
+        1);
+    cr_assert_eq(e.out, GEMM_FP16);
+    cr_assert_eq(disp_tuned_parse("fp16 TN 1 1 1 relu:fp8 -> 128x128x64_s3 1 C direct 1", &e, err,
+                                  sizeof err),
+                 -1);
+    cr_assert(strstr(err, "unknown output type 'fp8'"), "%s", err);
+    cr_assert_eq(disp_tuned_parse("fp16 TN 1 1 1 silu:fp32 -> 128x128x64_s3 1 C direct 1", &e, err,
+                                  sizeof err),
+                 -1);
+    cr_assert(strstr(err, "unknown epilogue 'silu'"), "%s", err);
+    /* lookup: the output type is part of the key */
+    disp_tuned t;
+    cr_assert_eq(
+        disp_tuned_load(
+            "bf16 TN 4096 4096 4096 bias_gelu:fp32 -> 128x256x64_s3_persistent 1 C direct 1\n"
+            "bf16 TN 4096 4096 4096 bias_gelu -> 128x128x32_s4_splitk 1 C direct 1\n",
+            "t.txt", &d, &t, err, sizeof err),
+        0, "%s", err);
+    cr_assert_eq(disp_tuned_find(&t, &p), 0);
+    p.c_dtype = GEMM_BF16;
+    cr_assert_eq(disp_tuned_find(&t, &p), 1);
+    p.c_dtype = GEMM_FP16;
+    cr_assert_eq(disp_tuned_find(&t, &p), -1);
+    disp_tuned_free(&t);
+    /* an entry whose configuration has no place for its epilogue is refused at load */
+    cr_assert_eq(disp_tuned_load("fp16 TN 4096 4096 4096 bias -> 128x128x64_s3 1 C direct 1\n",
+                                 "t.txt", &d, &t, err, sizeof err),
+                 -1);
+    cr_assert(strstr(err, "t.txt line 1: 128x128x64_s3 refuses") && strstr(err, "epilogue"), "%s",
+              err);
+}

@@ -67,6 +67,10 @@ typedef struct disp_config {
                         at run time (cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
     int min_blocks;  /* __launch_bounds__ min CTAs per SM: registers per thread <= 65536 /
                         (threads * min_blocks), at most 255 */
+    int fuses;       /* 1: its kernel applies every epilogue in its own store (bias, ReLU/GELU,
+                        the input's type or fp32 out) on the 16-byte path with K % 8 == 0;
+                        otherwise, and for any epilogue of the others, splitk_reduce applies
+                        it (disp_epi_where) */
     const char *summary;
 } disp_config;
 
@@ -78,27 +82,27 @@ typedef struct disp_config {
  * (build/08_dispatch/ptxas.txt, CUDA 13.0, sm_90: 243-254 for the 128-row TC tiles, 178 for
  * 64x128, 92 for 16x128, 255 for simt_128x128x8_4w, 168 for simt_32x64x8_2w). */
 /*  name, kind, dtypes, bm, bn, bk, warps_m, warps_n, stages, sched, split, fast_only,
- *  ctas_per_sm, min_blocks, summary */
+ *  ctas_per_sm, min_blocks, fuses, summary */
 static const disp_config disp_configs[] = {
     {"128x256x64_s3_persistent", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_PERSISTENT, 1, 0,
-     1, 1,
+     1, 1, 1,
      "128x256x64_s3 with one CTA per SM walking tiles: the pipeline runs on across tiles; "
      "216 KiB smem (C staging of its own)"},
-    {"128x256x64_s3", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_TILE, 1, 0, 1, 1,
+    {"128x256x64_s3", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_TILE, 1, 0, 1, 1, 0,
      "lesson 07's 128x256x64_s3 on a rasterized 1-D grid, any layout/alignment"},
-    {"128x128x64_s3", DISP_TC, DISP_HALVES, 128, 128, 64, 2, 2, 3, DISP_TILE, 1, 0, 2, 1,
+    {"128x128x64_s3", DISP_TC, DISP_HALVES, 128, 128, 64, 2, 2, 3, DISP_TILE, 1, 0, 2, 1, 0,
      "lesson 07's 128x128x64_s3 on a rasterized 1-D grid, any layout/alignment"},
-    {"128x128x32_s4", DISP_TC, DISP_HALVES, 128, 128, 32, 2, 2, 4, DISP_TILE, 1, 0, 2, 1,
+    {"128x128x32_s4", DISP_TC, DISP_HALVES, 128, 128, 32, 2, 2, 4, DISP_TILE, 1, 0, 2, 1, 0,
      "lesson 07's 128x128x32_s4 on a rasterized 1-D grid, any layout/alignment"},
     {"128x128x32_s4_splitk", DISP_TC, DISP_HALVES, 128, 128, 32, 2, 2, 4, DISP_SPLITK, 0, 1, 2, 1,
-     "128x128x32_s4 over (tiles, K splits), split per problem, fp32 partials + reduction; TN"},
-    {"64x128x64_s3_splitk", DISP_TC, DISP_HALVES, 64, 128, 64, 2, 2, 3, DISP_SPLITK, 0, 1, 2, 1,
+     0, "128x128x32_s4 over (tiles, K splits), split per problem, fp32 partials + reduction; TN"},
+    {"64x128x64_s3_splitk", DISP_TC, DISP_HALVES, 64, 128, 64, 2, 2, 3, DISP_SPLITK, 0, 1, 2, 1, 0,
      "M <= 64: 4 warps of 32x64, 3 stages, 72 KiB smem, K split per problem; TN"},
-    {"16x128x64_s4_splitk", DISP_TC, DISP_HALVES, 16, 128, 64, 1, 4, 4, DISP_SPLITK, 0, 1, 3, 1,
+    {"16x128x64_s4_splitk", DISP_TC, DISP_HALVES, 16, 128, 64, 1, 4, 4, DISP_SPLITK, 0, 1, 3, 1, 0,
      "M <= 16: 4 warps of 16x32, 4 stages, 72 KiB smem, K split per problem; TN"},
-    {"simt_128x128x8_4w", DISP_SIMT, DISP_FP32, 128, 128, 8, 2, 2, 2, DISP_SPLITK, 0, 0, 2, 2,
+    {"simt_128x128x8_4w", DISP_SIMT, DISP_FP32, 128, 128, 8, 2, 2, 2, DISP_SPLITK, 0, 0, 2, 2, 0,
      "fp32 FFMA: lesson 04's ldg128_128x128x8_4w (4 warps of 64x64, 16x8/thread), K split"},
-    {"simt_32x64x8_2w", DISP_SIMT, DISP_FP32, 32, 64, 8, 1, 2, 2, DISP_SPLITK, 0, 0, 6, 4,
+    {"simt_32x64x8_2w", DISP_SIMT, DISP_FP32, 32, 64, 8, 1, 2, 2, DISP_SPLITK, 0, 0, 6, 4, 0,
      "fp32 FFMA, M <= 32: 2 warps of 32x32, 8x4/thread, 6.5 KiB smem, K split per problem"},
 };
 #define DISP_NCONFIGS ((int)(sizeof disp_configs / sizeof disp_configs[0]))
@@ -207,6 +211,92 @@ static inline const char *disp_slow_reason(const gemm_problem *p, char *buf, siz
     return buf;
 }
 
+/* ---- the epilogue: where it runs --------------------------------------------------------
+ * D = act(alpha * acc + beta * C + bias), rounded once to the output type (common/harness.h,
+ * THE EPILOGUE; the arithmetic: epilogue.cuh). A run applies it in one of two places:
+ *   DISP_EPI_KERNEL  in the kernel's own store: the plain epilogue (alpha*acc + beta*C in the
+ *                    inputs' type, epilogue none) of every configuration run without a split,
+ *                    and the whole epilogue in a configuration that `fuses` (disp_epi_fuses);
+ *   DISP_EPI_REDUCE  in splitk_reduce (splitk.cuh): the kernel writes unscaled fp32 partial
+ *                    sums to the workspace, the reduction sums the K splits and applies the
+ *                    whole epilogue once per element of C, so a bias is added once whatever the
+ *                    split: every K split and transposed run, and any epilogue of the split-K
+ *                    and SIMT configurations and of the generic (gathering) path. With one
+ *                    split and partial sums larger than the workspace it goes panel by panel:
+ *                    disp_pass_rows rows of C at a time (disp_panel), a GEMM and a reduction
+ *                    each.
+ *   DISP_EPI_NONE    neither: the 16-byte-path kernels of the one-CTA-per-tile and persistent
+ *                    configurations write C themselves and have no fused kernel for it (disp_
+ *                    refusal declines; the rules then pass the problem on to one that can).
+ * fp32 inputs give an fp32 output (lesson 04's SIMT kernels); fp16 and bf16 inputs take every
+ * output type. What the variants claim (common/harness.h: outputs, epilogues, bias types):
+ * DISP_EPI_CAPS, for the TC configurations and `default`; the SIMT ones all but other outputs. */
+#define DISP_EPI_CAPS (GEMM_OUT_ALL | GEMM_EPI_ALL | GEMM_BIAS_DT_ALL)
+
+typedef enum { DISP_EPI_KERNEL = 0, DISP_EPI_REDUCE = 1, DISP_EPI_NONE = 2 } disp_epi_at;
+
+/* The words of dtypes, layouts and epilogues (--explain, the --tuned table). */
+static const char *const disp_dtype_words[] = {"fp32", "fp16", "bf16"};   /* gemm_dtype */
+static const char *const disp_layout_words[] = {"TN", "NT", "NN", "TT"};  /* gemm_layout */
+static const char *const disp_epi_words[] = {"none",      "bias", "relu", /* gemm_epi */
+                                             "bias_relu", "gelu", "bias_gelu"};
+
+/* 1 when p asks for nothing but alpha*acc + beta*C in its inputs' own output type (fp32 for
+ * fp32 inputs): what every kernel's own store computes. */
+static inline int disp_epi_plain(const gemm_problem *p) {
+    return p->epilogue == GEMM_EPI_NONE && p->c_dtype == p->dtype;
+}
+
+/* 1 when configuration c's fused kernels (its `fuses`, gemm.cu's launch_cfg_epi) compute q:
+ * the 16-byte path with K % 8 == 0 (rule R1's copies make every fp16/bf16 problem that fits
+ * the workspace such a problem), beta = 0, output the input's type or fp32; any epilogue,
+ * bias axis and bias type. (beta != 0 goes through the reduction, which reads C anyway.) */
+static inline int disp_epi_fuses(const disp_config *c, const gemm_problem *q) {
+    return c->fuses && c->kind == DISP_TC && disp_fast_path(q) && q->k % 8 == 0 &&
+           q->beta == 0.0f && (q->c_dtype == q->dtype || q->c_dtype == GEMM_FP32);
+}
+
+/* Where the epilogue of q runs when configuration c computes it with K split `split`, on
+ * C^T = B*A^T when `transposed` (q is then already the transposed problem). */
+static inline disp_epi_at disp_epi_where(const disp_config *c, const gemm_problem *q, int split,
+                                         int transposed) {
+    if (split > 1 || transposed) return DISP_EPI_REDUCE;
+    if (disp_epi_plain(q) || disp_epi_fuses(c, q)) return DISP_EPI_KERNEL;
+    if (c->sched == DISP_SPLITK || !disp_fast_path(q)) return DISP_EPI_REDUCE;
+    return DISP_EPI_NONE;
+}
+
+/* Rows of C one pass of that run computes with `ws` bytes of workspace for partial sums: all
+ * M when the kernel writes C itself or the split*M*N partial floats fit; else, with one split
+ * and not transposed, the most whole BLK_M-row panels whose partials fit (the run then goes
+ * panel by panel); 0 when not one panel fits, a split or transposed run does not fit whole, or
+ * the epilogue has no place in this run (DISP_EPI_NONE).
+ *   e.g. 8192x16384, bias_gelu through the reduction, 256 MiB: 4096 rows a pass (2 passes) */
+static inline int disp_pass_rows(const disp_config *c, const gemm_problem *q, int split,
+                                 int transposed, long long ws) {
+    const disp_epi_at at = disp_epi_where(c, q, split, transposed);
+    if (at == DISP_EPI_KERNEL) return q->m;
+    if (at == DISP_EPI_NONE) return 0;
+    if ((long long)split * q->m * q->n * 4 <= ws) return q->m;
+    if (split > 1 || transposed) return 0;
+    const long long rows = ws / (4LL * q->n) / c->bm * c->bm;
+    return rows < q->m ? (int)rows : q->m;
+}
+
+/* Rows [m0, m0 + rows) of p as a problem of their own (one pass of disp_pass_rows; rows cut
+ * at M): A and C start m0 rows further on, and a bias along m m0 values further on. */
+static inline size_t disp_dtype_bytes(gemm_dtype d) { return d == GEMM_FP32 ? 4 : 2; }
+static inline gemm_problem disp_panel(const gemm_problem *p, int m0, int rows) {
+    gemm_problem q = *p;
+    q.m = p->m - m0 < rows ? p->m - m0 : rows;
+    q.A = (const char *)p->A +
+          (long long)m0 * (p->a_kmajor ? p->lda : 1) * (long long)disp_dtype_bytes(p->dtype);
+    q.C = (char *)p->C + (long long)m0 * p->ldc * (long long)disp_dtype_bytes(p->c_dtype);
+    if (p->bias && p->bias_axis == GEMM_BIAS_M)
+        q.bias = (const char *)p->bias + (long long)m0 * (long long)disp_dtype_bytes(p->bias_dtype);
+    return q;
+}
+
 /* Why configuration c cannot compute problem p exactly with a K split of `split` (1: none) on
  * device d, as one line into buf; NULL when it can. Checked before any launch: by the variant
  * (its check callback, with the split disp_split_for picks), by the dispatcher for every
@@ -217,6 +307,12 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
     const long long ktiles = disp_ceil(p->k, c->bk);
     if (!(c->dtypes & GEMM_DT_BIT(p->dtype))) {
         snprintf(buf, len, "computes %s only", c->kind == DISP_SIMT ? "fp32" : "fp16 and bf16");
+        return buf;
+    }
+    if (p->dtype == GEMM_FP32 && p->c_dtype != GEMM_FP32) {
+        snprintf(buf, len,
+                 "fp32 inputs give an fp32 output only; fp16 and bf16 inputs take "
+                 "every output type");
         return buf;
     }
     if (c->fast_only && !(p->a_kmajor && p->b_kmajor)) {
@@ -256,6 +352,30 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
         snprintf(buf, len,
                  "K split %d of %dx%d needs %lld MiB of workspace, more than the %lld MiB", split,
                  p->m, p->n, ((long long)split * p->m * p->n * 4) >> 20, DISP_WS_BYTES >> 20);
+        return buf;
+    }
+    const disp_epi_at at = disp_epi_where(c, p, split, 0);
+    if (at == DISP_EPI_NONE && c->fuses) {
+        snprintf(buf, len,
+                 "fuses the epilogue with beta = 0, K %% 8 == 0 and its own or an fp32 output "
+                 "only; the split-K configurations and default take any");
+        return buf;
+    }
+    if (at == DISP_EPI_NONE) {
+        const char *fused = "none";
+        for (int i = DISP_NCONFIGS - 1; i >= 0; --i)
+            if (disp_configs[i].fuses) fused = disp_configs[i].name;
+        snprintf(buf, len,
+                 "has no epilogue but alpha, beta on the 16-byte path; %s fuses it (beta = 0), "
+                 "the split-K configurations and default take any",
+                 fused);
+        return buf;
+    }
+    if (!disp_pass_rows(c, p, split, 0, DISP_WS_BYTES)) {
+        snprintf(buf, len,
+                 "its epilogue runs in the reduction, whose %d-row panels of N = %d need %lld "
+                 "MiB of workspace, more than the %lld MiB",
+                 c->bm, p->n, (4LL * c->bm * p->n) >> 20, DISP_WS_BYTES >> 20);
         return buf;
     }
     if (d && disp_smem_bytes(c) > d->smem_optin) {
@@ -439,6 +559,17 @@ static inline int disp_rule_t8(const disp_in *in, const char **cfg, int *t) {
     return 1;
 }
 
+/* E1: fp16/bf16 with an epilogue that no configuration above takes (disp_refusal declined
+ * them: beta != 0, K % 8 != 0 on the 16-byte path, the other 2-byte output type, or a GPU
+ * without the persistent kernel's smem): the 128x128 split-K tile, the epilogue in
+ * splitk_reduce. */
+static inline int disp_rule_e1(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || disp_epi_plain(in->p)) return 0;
+    *cfg = "128x128x32_s4_splitk";
+    return 1;
+}
+
 /* F1..F4: fp32 (the SIMT kernel takes every layout and alignment). */
 static inline int disp_rule_f1(const disp_in *in, const char **cfg, int *t) {
     (void)t;
@@ -537,6 +668,13 @@ static const disp_rule disp_rules[] = {
      "shape suite, run 11-3: its seven shapes 63-67% (fp16), 63-65% (bf16) of cuBLAS; 4096^3 "
      "489 TFLOP/s against 128x128x64_s3's 466 in the same run",
      disp_rule_t8},
+    {"E1",
+     "fp16/bf16 with an epilogue no rule above places (beta != 0, K % 8 != 0 on the 16-byte "
+     "path, the other 2-byte output type)",
+     "T7's kernel stores alpha*acc + beta*C only, T8's fuses the epilogue for beta = 0, K % 8 "
+     "== 0 and its own or an fp32 output; a split-K tile writes fp32 partial sums, and "
+     "splitk_reduce applies any epilogue once (one split, or the split T6 would take)",
+     "reasoned; not timed (the problems above fall back here only with an epilogue)", disp_rule_e1},
     {"F1", "fp32, M <= 64, or M, N and K all <= 1024",
      "a 128-row tile computes up to 4x the rows that exist, or leaves most SMs idle; 32x64 "
      "tiles, K split until the CTAs fill the GPU",
@@ -572,7 +710,7 @@ static inline int disp_choose_rules(const gemm_problem *p, const disp_device *d,
         if (ci < 0) continue;
         const gemm_problem q = t ? disp_transpose(p) : *p; /* what the configuration runs */
         const int s = disp_split_for(ci, q.m, q.n, q.k, d, ws);
-        if ((s > 1 || t) && (long long)s * q.m * q.n * 4 > ws) continue; /* no room */
+        if (!disp_pass_rows(&disp_configs[ci], &q, s, t, ws)) continue; /* no room */
         if (disp_refusal(&disp_configs[ci], &q, s, d, why, sizeof why)) continue;
         out->cfg = ci;
         out->split = s;
@@ -620,25 +758,69 @@ static inline gemm_problem disp_choice_problem(const gemm_problem *p, const disp
     return c->transposed ? disp_transpose(&q) : q;
 }
 
+/* Workspace bytes choice c leaves for partial sums: all of it, less rule R1's copies. */
+static inline long long disp_choice_ws(const gemm_problem *p, const disp_choice *c) {
+    return DISP_WS_BYTES - (c->repack ? disp_repack_bytes(p->m, p->n, p->k) : 0);
+}
+
+/* Where choice c applies p's epilogue, as a phrase for --explain (no leading separator), e.g.
+ *   "epilogue bias_gelu, fp16 out: fused in its store"
+ *   "epilogue bias_gelu, fp16 out: in splitk_reduce, after the 12 K splits"
+ *   "epilogue gelu (erf), fp16 out: in splitk_reduce, 2 passes of 4096 rows"
+ * "" for a plain problem (disp_epi_plain), whose line says nothing new. */
+static inline int disp_epi_phrase(const gemm_problem *p, const disp_choice *c, char *buf,
+                                  size_t len) {
+    if (disp_epi_plain(p)) return snprintf(buf, len, "%s", "");
+    const gemm_problem q = disp_choice_problem(p, c);
+    const disp_config *cf = &disp_configs[c->cfg];
+    char what[64], where[96];
+    snprintf(what, sizeof what, "epilogue %s%s, %s out", disp_epi_words[p->epilogue],
+             GEMM_EPI_ACT(p->epilogue) == GEMM_ACT_GELU && p->gelu == GEMM_GELU_ERF ? " (erf)" : "",
+             disp_dtype_words[p->c_dtype]);
+    if (disp_epi_where(cf, &q, c->split, c->transposed) == DISP_EPI_KERNEL)
+        return snprintf(buf, len, "%s: fused in its store", what);
+    const int rows = disp_pass_rows(cf, &q, c->split, c->transposed, disp_choice_ws(p, c));
+    if (c->split > 1) snprintf(where, sizeof where, ", after the %d K splits", c->split);
+    else if (rows > 0 && rows < q.m)
+        snprintf(where, sizeof where, ", %lld passes of %d rows", disp_ceil(q.m, rows), rows);
+    else snprintf(where, sizeof where, "%s", "");
+    return snprintf(buf, len, "%s: in splitk_reduce%s", what, where);
+}
+
+/* Why the default variant takes no configuration for p, or NULL when one takes it: the one
+ * request no configuration computes, fp32 inputs with an fp16/bf16 output. */
+static inline const char *disp_unsupported(const gemm_problem *p) {
+    if (p->dtype == GEMM_FP32 && p->c_dtype != GEMM_FP32)
+        return "fp32 inputs give an fp32 output only (lesson 04's SIMT kernels); fp16 and bf16 "
+               "inputs take every output type";
+    return NULL;
+}
+
 /* The choice for p as one line (no newline), e.g.
  *   "16x128x64_s4_splitk, K split 12 (rule T2: fp16/bf16, M <= 16: ...)"
  *   "A and B copied K-major with K zero-padded to 4096 (rule R1: lda = 4093 is not a multiple
- *    of 8), then 128x256x64_s3_persistent (rule T8: ...)"                   (4093^3, TN) */
+ *    of 8), then 128x256x64_s3_persistent (rule T8: ...)"                   (4093^3, TN)
+ * and, when p has an epilogue beyond the plain one, where it runs (disp_epi_phrase):
+ *   "128x256x64_s3_persistent (rule T8: ...); epilogue bias_gelu, fp16 out: fused in its
+ *    store" */
 static inline int disp_explain(const gemm_problem *p, const disp_device *d, char *buf, size_t len) {
     disp_choice c;
+    const char *no = disp_unsupported(p);
+    if (no) return snprintf(buf, len, "refused: %s", no);
     if (disp_choose(p, d, &c)) return snprintf(buf, len, "no configuration accepts this problem");
     char split[48] = "";
     if (c.split > 1) snprintf(split, sizeof split, ", K split %d", c.split);
     const char *tr = c.transposed ? ", on C^T = B*A^T" : "";
-    char why[64], pad[48], rp[160] = "";
+    char why[64], pad[48], rp[160] = "", epi[160], sep[4] = "";
     if (c.repack)
         snprintf(rp, sizeof rp, "A and B copied K-major%s (rule R1: %s), then ",
                  disp_repack_pad_words(p, pad, sizeof pad), disp_slow_reason(p, why, sizeof why));
+    if (disp_epi_phrase(p, &c, epi, sizeof epi) > 0) snprintf(sep, sizeof sep, "; ");
     if (c.rule < 0)
-        return snprintf(buf, len, "%s%s%s (fallback: the first configuration that accepts it)",
-                        disp_configs[c.cfg].name, split, tr);
-    return snprintf(buf, len, "%s%s%s%s (rule %s: %s)", rp, disp_configs[c.cfg].name, split, tr,
-                    disp_rules[c.rule].id, disp_rules[c.rule].when);
+        return snprintf(buf, len, "%s%s%s (fallback: the first configuration that accepts it)%s%s",
+                        disp_configs[c.cfg].name, split, tr, sep, epi);
+    return snprintf(buf, len, "%s%s%s%s (rule %s: %s)%s%s", rp, disp_configs[c.cfg].name, split, tr,
+                    disp_rules[c.rule].id, disp_rules[c.rule].when, sep, epi);
 }
 
 #endif /* LESSON08_DISPATCH_H */

@@ -27,11 +27,16 @@
  *     (disp_choose; ./run --explain prints the choice and the rule).
  *  5. Split-K (splitk.cuh): a (tiles, splits) grid; CTA (t, s) computes split s of tile t's K
  *     tiles and stores fp32 partial sums to a workspace; splitk_reduce adds the splits in a
- *     fixed order and applies alpha, beta*C once. Small M uses 16- and 64-row tiles; small N
+ *     fixed order and applies the epilogue once. Small M uses 16- and 64-row tiles; small N
  *     the same tiles on C^T = B*A^T (the reduction writes C from the transposed slices).
  *  6. Tuning (tune.h): --tune checks and times every candidate (configuration, K split,
  *     orientation) per problem and prints the winner against default's pick and cuBLAS;
  *     --tune-out FILE writes the winners as a table, --tuned FILE makes default run them.
+ *  7. Lesson 07's epilogues (--epilogue, --out; epilogue.cuh): D = act(alpha*acc + beta*C +
+ *     bias), rounded once. The persistent kernel fuses them in its store (gemm_dispatch_epi,
+ *     store_epi: bias and activation applied to the accumulators, then the plain store);
+ *     everywhere else the kernels write fp32 partial sums and splitk_reduce applies the
+ *     epilogue once per element, after any K split (dispatch.h, disp_epi_where says which).
  *
  * The variants: `default` (the dispatcher), then the registry's configurations in its order
  * (./run --list; the README's table). A configuration that needs more smem than the GPU
@@ -45,6 +50,7 @@
  *                  ./run --explain --dtype fp16,fp32 --size 16x4096x4096,4096x4096x4096
  *                  ./run --variant default,128x256x64_s3_persistent --dtype bf16 \
  *                        --size 4096x4096x4096
+ *                  ./run --epilogue bias_gelu --out fp16 --dtype fp16 --size 4096x4096x4096
  *
  * Shapes (see common/harness.h): A (M,K), B (N,K), C (M,N) row-major; alpha, beta in fp32.
  */
@@ -71,10 +77,10 @@ typedef struct kargs {
     float alpha, beta;
     const uint16_t *A; /* (M,K): a_kmajor ? A[m*lda + k] : A[m + k*lda] */
     const uint16_t *B; /* (N,K): b_kmajor ? B[n*ldb + k] : B[n + k*ldb] */
-    uint16_t *C;       /* (M,N): C[m*ldc + n] */
+    void *C;           /* (M,N) of the output type: C[m*ldc + n]; D is written over it */
     long long lda, ldb, ldc;
     int a_kmajor, b_kmajor;
-    int pair_ok; /* ldc even and C 4-byte aligned: store two elements at once */
+    int pair_ok; /* ldc even and C aligned to two elements: store a pair at once */
     int c_vec;   /* beta == 0, ldc % 8 == 0 and C 16-byte aligned: staged 16-byte stores */
     int rows32;  /* BM rows of A and BN rows of B span < 2^31 bytes: 32-bit row offsets */
     float *ws;   /* SCHED 2: fp32 partial sums, slice blockIdx.y (M,N):(N,1) (splitk.cuh); or
@@ -83,17 +89,17 @@ typedef struct kargs {
                              put when a split moves A (a kernel argument, no register) */
 } kargs;
 
-static __device__ __forceinline__ float elem_to_f32(uint16_t v, int bf16) {
-    return bf16 ? __bfloat162float(__ushort_as_bfloat16(v)) : __half2float(__ushort_as_half(v));
-}
-static __device__ __forceinline__ uint16_t f32_to_elem(float x, int bf16) {
-    return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(x))
-                : __half_as_ushort(__float2half_rn(x));
-}
-/* Two adjacent outputs (lo at the lower address) as one 4-byte word. */
-static __device__ __forceinline__ uint32_t f32x2_to_pair(float lo, float hi, int bf16) {
-    return (uint32_t)f32_to_elem(lo, bf16) | ((uint32_t)f32_to_elem(hi, bf16) << 16);
-}
+/* The fused epilogue's arguments: a second argument of the kernels that fuse it
+ * (gemm_dispatch_epi), so that the plain kernels' kargs stays as it was (ptxas allocated the
+ * K loop of several plain kernels differently, up to a spill, with four more fields in it). */
+typedef struct kepi {
+    const void *bias; /* NULL (no bias), or N values (bias_axis 0) / M values (1) */
+    int bias_axis;    /* 0: bias[n], one per column; 1: bias[m], one per row */
+    int bias_dtype;   /* gemm_dtype of the bias */
+    int act;          /* ACT_* (epilogue.cuh), a run-time switch around the epilogue's loops */
+} kepi;
+
+#include "epilogue.cuh" /* the epilogue's arithmetic and the output conversions */
 
 /* ---- gmem -> smem: 16-byte cp.async, zero-fill at the edges -----------------------------
  * The copy plan of one K tile, per thread (plan_copy): A is na = reps(BM, BK) copies, B is nb.
@@ -402,8 +408,10 @@ static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[
  * for c = 0 and 2 of atom (0, 0) only: atom (i, j) of a warp tile sits (i*atom.m, j*atom.n)
  * further on (the tiled MMA's definition), and c1, c3 are the columns right of c0, c2 (the
  * atom's C layout; tests/plans_tc.h checks both). C is read only when beta != 0; pairs are
- * stored as one 4-byte word when ldc is even and C 4-byte aligned. mC = (M,N):(ldc,1). */
-template <int BF16, int MI, int NI>
+ * stored as one word (4 bytes of halves, 8 of floats) when ldc is even and C aligned to it
+ * (pair_ok). mC = (M,N):(ldc,1). OUT: the output type, the input's or (FUSED only) fp32.
+ * FUSED = 1: acc already holds D (store_epi applied the epilogue), stored as it is. */
+template <int BF16, int OUT, int FUSED, int MI, int NI>
 static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs *p,
                                                lay_tiled_mma mma, int m0, int n0) {
     const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
@@ -418,12 +426,23 @@ static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs
             for (int h = 0; h < 2; ++h) {
                 const int m = m0 + mh[h] + i * mma.atom.m;
                 const int n = n0 + nh[h] + j * mma.atom.n;
-                float v0 = p->alpha * acc[i][j][2 * h], v1 = p->alpha * acc[i][j][2 * h + 1];
+                float v0 = FUSED ? acc[i][j][2 * h] : p->alpha * acc[i][j][2 * h];
+                float v1 = FUSED ? acc[i][j][2 * h + 1] : p->alpha * acc[i][j][2 * h + 1];
                 acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
                 if (m >= p->M || n >= p->N) continue;
-                uint16_t *c = p->C + lay_crd2idx2(mC, m, n);
                 const int two = n + 1 < p->N;
-                if (p->beta != 0.0f) {
+                if (OUT == GEMM_FP32) { /* fused kernels only: beta = 0 */
+                    float *c = (float *)p->C + lay_crd2idx2(mC, m, n);
+                    if (two && p->pair_ok) {
+                        *(float2 *)c = make_float2(v0, v1);
+                    } else {
+                        c[0] = v0;
+                        if (two) c[1] = v1;
+                    }
+                    continue;
+                }
+                uint16_t *c = (uint16_t *)p->C + lay_crd2idx2(mC, m, n);
+                if (!FUSED && p->beta != 0.0f) {
                     v0 += p->beta * elem_to_f32(c[0], BF16);
                     if (two) v1 += p->beta * elem_to_f32(c[1], BF16);
                 }
@@ -437,15 +456,16 @@ static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs
 }
 
 /* ---- epilogue through smem: whole 128-byte rows of C --------------------------------------
- * For a full tile with beta = 0. The warp writes its (WTM, WTN) block of C, scaled and
- * converted, as 4-byte pairs into its own staging block sC (plan_cstage: rows padded by 8
+ * For a full tile with beta = 0. The warp writes its (WTM, WTN) block of C, scaled (FUSED = 0)
+ * or as store_epi left it (FUSED = 1) and converted to the input's type, as 4-byte pairs into
+ * its own staging block sC (plan_cstage: rows padded by 8
  * halves, which puts the 8 rows of one store in 8 different bank groups), at the warp-local
  * coordinates of its accumulators (lay_tiled_mma_c_crd of the lane as a thread of warp 0; as
  * in store_c, evaluated for atom (0, 0) and moved by whole atoms), then copies the block out in 16-byte chunks (plan_cstage_copy: WTN/8 lanes per row), so
  * every warp store writes 32/(WTN/8) rows of 2*WTN contiguous bytes. The block is the warp's
  * alone, so __syncwarp() orders its writes and reads; no CTA barrier is needed. The warp's
  * block of C starts where lane 0's first accumulator lies. */
-template <int BF16, int MI, int NI, int WTM, int WTN>
+template <int BF16, int FUSED, int MI, int NI, int WTM, int WTN>
 static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], const kargs *p,
                                                       lay_tiled_mma mma, uint16_t *sC, int m0,
                                                       int n0) {
@@ -464,13 +484,14 @@ static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], cons
             for (int h = 0; h < 2; ++h) {
                 const int r = rh[h] + i * mma.atom.m, c = ch[h] + j * mma.atom.n;
                 *(uint32_t *)(sC + lay_crd2idx2(sCL, r, c)) = f32x2_to_pair(
-                    p->alpha * acc[i][j][2 * h], p->alpha * acc[i][j][2 * h + 1], BF16);
+                    FUSED ? acc[i][j][2 * h] : p->alpha * acc[i][j][2 * h],
+                    FUSED ? acc[i][j][2 * h + 1] : p->alpha * acc[i][j][2 * h + 1], BF16);
                 acc[i][j][2 * h] = acc[i][j][2 * h + 1] = 0.0f; /* for the next tile */
             }
     __syncwarp(); /* every lane's pairs are in smem before any lane reads a row */
     int wm0, wn0; /* the warp's block of C */
     lay_tiled_mma_c_crd(&mma, threadIdx.x - lane, 0, &wm0, &wn0);
-    uint16_t *gC = p->C + lay_crd2idx2(mC, m0 + wm0, n0 + wn0);
+    uint16_t *gC = (uint16_t *)p->C + lay_crd2idx2(mC, m0 + wm0, n0 + wn0);
     enum { PASSES = WTM * WTN / (32 * 8) }; /* = lay_tiled_copy_reps(out, WTM, WTN) */
 #pragma unroll 4
     for (int it = 0; it < PASSES; ++it) {
@@ -479,6 +500,86 @@ static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], cons
         *(uint4 *)(gC + lay_crd2idx2(mC, r, c)) = *(const uint4 *)(sC + lay_crd2idx2(sCL, r, c));
     }
     __syncwarp(); /* all reads done before the next tile's pairs overwrite the block */
+}
+
+/* ---- the fused epilogue: bias and activation in the kernel's own store ---------------------
+ * Kernels with EPI != 0 (gemm_dispatch_epi: the configurations that fuse, dispatch.h's
+ * `fuses`) apply D = act(alpha*acc + bias) (beta = 0: disp_epi_fuses) to the accumulators in
+ * registers (epi_regs), then store them as the plain kernels do (FUSED = 1): EPI 1 in the
+ * input's type, staged when the tile and C allow it; EPI 2 in fp32 (store_c, 8-byte pairs: a
+ * quad of lanes covers 32 contiguous bytes of a row, a whole sector; staging floats would need
+ * twice the persistent kernel's staging smem, which it does not have).
+ * The activation and the bias are run-time values (kepi: e->act, e->bias): a uniform switch
+ * picks one loop of epi_regs, each compiled for its own activation, so no element tests it
+ * (the bias is -0 where there is none: epi_bias), and the store after it is one loop for all. Lesson 07 makes each combination a kernel of its
+ * own; here the K loop is compiled once per output type instead of once per activation, which
+ * keeps the lesson's compile time (every configuration is several kernels already: dtypes,
+ * copy paths, schedules). */
+
+/* This thread's bias values: bm[i][h] of its rows mh[h] + i*atom.m, bn[j][e] of its columns
+ * nh[0] + j*atom.n + e (the coordinates of store_c); loaded once per tile, as lesson 07 does
+ * (MI*2 + NI*2 registers, not a load per element). On the other axis, outside C and without a
+ * bias they are -0: x + -0 is x for every x (-0 included, which x + 0 would turn into +0), so
+ * one loop serves problems with and without a bias, exactly. */
+template <int MI, int NI>
+static __device__ __forceinline__ void epi_bias(const kargs *p, const kepi *e, lay_tiled_mma mma,
+                                                int m0, int n0, float (*bm)[2], float (*bn)[2]) {
+    int mh[2], nh[2]; /* c0 and c2 of atom (0, 0) */
+    lay_tiled_mma_c_crd(&mma, threadIdx.x, 0, &mh[0], &nh[0]);
+    lay_tiled_mma_c_crd(&mma, threadIdx.x, 2, &mh[1], &nh[1]);
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int m = m0 + mh[h] + i * mma.atom.m;
+            bm[i][h] = e->bias && e->bias_axis == 1 && m < p->M
+                           ? load_bias(e->bias, e->bias_dtype, m)
+                           : -0.0f;
+        }
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            const int n = n0 + nh[0] + j * mma.atom.n + c;
+            bn[j][c] = e->bias && e->bias_axis == 0 && n < p->N
+                           ? load_bias(e->bias, e->bias_dtype, n)
+                           : -0.0f;
+        }
+}
+
+/* acc <- act(alpha * acc + bias), in place: accumulator c of atom (i, j) is row h = c / 2,
+ * column e = c % 2 of the thread's pairs (store_c's coordinates); bm[i][h] + bn[j][e] is the
+ * element's bias (one of the two is -0: epi_bias). */
+template <int ACT, int MI, int NI>
+static __device__ __forceinline__ void epi_regs(float acc[MI][NI][4], float alpha,
+                                                const float (*bm)[2], const float (*bn)[2]) {
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const float b = bm[i][c / 2] + bn[j][c % 2];
+                acc[i][j][c] = activation<ACT>(alpha * acc[i][j][c] + b);
+            }
+}
+
+/* The fused store of one tile (EPI 1: the input's type, staged when `staged`; EPI 2: fp32). */
+template <int BF16, int EPI, int MI, int NI, int WTM, int WTN>
+static __device__ __forceinline__ void store_epi(float acc[MI][NI][4], const kargs *p,
+                                                 const kepi *e, lay_tiled_mma mma, uint16_t *sC,
+                                                 int m0, int n0, int staged) {
+    float bm[MI][2], bn[NI][2];
+    epi_bias<MI, NI>(p, e, mma, m0, n0, bm, bn);
+    switch (e->act) {
+    case ACT_RELU: epi_regs<ACT_RELU, MI, NI>(acc, p->alpha, bm, bn); break;
+    case ACT_GELU_TANH: epi_regs<ACT_GELU_TANH, MI, NI>(acc, p->alpha, bm, bn); break;
+    case ACT_GELU_ERF: epi_regs<ACT_GELU_ERF, MI, NI>(acc, p->alpha, bm, bn); break;
+    default: epi_regs<ACT_NONE, MI, NI>(acc, p->alpha, bm, bn);
+    }
+    if (EPI == 1 && staged) store_c_staged<BF16, 1, MI, NI, WTM, WTN>(acc, p, mma, sC, m0, n0);
+    else store_c<BF16, EPI == 2 ? GEMM_FP32 : BF16 ? GEMM_BF16 : GEMM_FP16, 1, MI, NI>(
+        acc, p, mma, m0, n0);
 }
 
 #include "splitk.cuh" /* splitk_narrow, store_partial, splitk_reduce */
@@ -494,10 +595,17 @@ static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], cons
  * staging blocks, which otherwise overlay the stages after the K loop.
  * SCHED, the schedule (disp_sched, dispatch.h): 0 one CTA per tile; 1 persistent CTAs;
  * 2 split-K: the grid is (tiles, splits), CTA (t, s) computes split s of tile t's K tiles
- * (splitk_narrow) and, when p.ws is set, stores its partial sum there (store_partial). */
+ * (splitk_narrow). When p.ws is set (split-K, and the generic path of the others), each CTA
+ * stores its partial sum to slice blockIdx.y of the workspace (store_partial) and
+ * splitk_reduce applies the epilogue.
+ * EPI, the epilogue of the kernel's own store: 0 alpha*acc + beta*C in the input's type (the
+ * plain kernels, gemm_dispatch); 1 the whole fused epilogue (bias, activation) in the input's
+ * type, 2 the same in fp32 (gemm_dispatch_epi: the configurations that fuse, store_epi). The
+ * body is one function, the kernels below its two entry points; it works on the kernel's
+ * argument itself (a reference: splitk_narrow narrows it in place), as one kernel would. */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
-          int SCHED>
-__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs p) {
+          int SCHED, int EPI>
+static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi) {
     enum {
         NT = 32 * WARPS_M * WARPS_N,
         WTM = BM / WARPS_M, WTN = BN / WARPS_N,
@@ -602,60 +710,99 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs
         int tm, tn;
         plan_raster((int)blockIdx.x + t * (int)gridDim.x, tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
         const int m0 = tm * BM, n0 = tn * BN;
-        if (SCHED == 2 && p.ws) { /* a split's partial sum: splitk_reduce writes C */
+        /* staged stores: a full tile, beta = 0, ldc % 8 == 0, C 16-byte aligned, halves out
+         * (uniform over the CTA) */
+        const int staged = EPI != 2 && p.c_vec && m0 + BM <= p.M && n0 + BN <= p.N;
+        if (staged && SCHED != 1) {
+            /* the staging blocks overlay the pipeline stages: no copy may still be in
+             * flight and every warp must be done with its ldmatrix reads */
+            ptx_cp_async_wait_all();
+            __syncthreads();
+        }
+        uint16_t *sC = smem + (SCHED == 1 ? STAGES * (plan_smem_stage(BM, BK) + plan_smem_stage(BN, BK)) : 0) +
+                       threadIdx.x / 32 * plan_cstage_size(WTM, WTN); /* this warp's */
+        if (EPI != 0) { /* the fused epilogue */
+            store_epi<BF16, EPI, MI, NI, WTM, WTN>(acc, &p, &epi, mma, sC, m0, n0, staged);
+        } else if ((SCHED == 2 || GENERIC == 1) && p.ws) {
+            /* a partial sum (split-K, or the generic path): splitk_reduce applies the
+             * epilogue */
             store_partial<MI, NI>(acc, &p, mma, m0, n0);
-        } else if (p.c_vec && m0 + BM <= p.M && n0 + BN <= p.N) { /* uniform over the CTA */
-            if (SCHED != 1) {
-                /* the staging blocks overlay the pipeline stages: no copy may still be in
-                 * flight and every warp must be done with its ldmatrix reads */
-                ptx_cp_async_wait_all();
-                __syncthreads();
-            }
-            uint16_t *sC = smem + (SCHED == 1 ? STAGES * (plan_smem_stage(BM, BK) + plan_smem_stage(BN, BK)) : 0) +
-                           threadIdx.x / 32 * plan_cstage_size(WTM, WTN); /* this warp's */
-            store_c_staged<BF16, MI, NI, WTM, WTN>(acc, &p, mma, sC, m0, n0);
+        } else if (staged) {
+            store_c_staged<BF16, 0, MI, NI, WTM, WTN>(acc, &p, mma, sC, m0, n0);
         } else {
-            store_c<BF16, MI, NI>(acc, &p, mma, m0, n0);
+            store_c<BF16, BF16 ? GEMM_BF16 : GEMM_FP16, 0, MI, NI>(acc, &p, mma, m0, n0);
         }
     }
     ptx_cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight */
 }
 
-/* Sets the dynamic smem limit and launches one instantiation: one CTA per tile on a 1-D grid
- * (SCHED 0), as many CTAs as fit on the GPU at once but never more than there are tiles
- * (SCHED 1, persistent), or a (tiles, split) grid (SCHED 2, split-K). smem: the
- * configuration's dynamic smem (disp_smem_bytes, dispatch.h). Returns the first CUDA error. */
+/* The kernels: gemm_dispatch (the plain epilogue, every configuration) and gemm_dispatch_epi
+ * (EPI 1 or 2: the configurations that fuse the epilogue). */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
           int SCHED>
-static cudaError_t launch_one(const kargs *a, size_t smem, int split, cudaStream_t s) {
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs p) {
+    const kepi none = {NULL, 0, 0, ACT_NONE}; /* not read: EPI 0 */
+    gemm_body<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED, 0>(p, none);
+}
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
+          int SCHED, int EPI>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch_epi(kargs p, kepi e) {
+    gemm_body<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED, EPI>(p, e);
+}
+
+/* CTAs of `kernel` (threads, smem bytes each) that fit on the current device at once: asked
+ * once per (device, kernel), not on every launch. Returns the first CUDA error. */
+static cudaError_t resident_ctas(const void *kernel, int threads, size_t smem, long long *cap) {
+    static struct {
+        const void *kernel;
+        int dev;
+        long long cap;
+    } seen[16];
+    static int nseen = 0;
+    int dev, sms, per_sm;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    for (int i = 0; i < nseen; ++i)
+        if (seen[i].kernel == kernel && seen[i].dev == dev) {
+            *cap = seen[i].cap;
+            return cudaSuccess;
+        }
+    if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+        (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem)) !=
+            cudaSuccess)
+        return e;
+    if (per_sm < 1) per_sm = 1; /* the launch then reports why it cannot run */
+    *cap = (long long)sms * per_sm;
+    if (nseen < 16) {
+        seen[nseen].kernel = kernel;
+        seen[nseen].dev = dev;
+        seen[nseen++].cap = *cap;
+    }
+    return cudaSuccess;
+}
+
+/* Sets the dynamic smem limit of `kernel`, an instantiation of gemm_dispatch or
+ * gemm_dispatch_epi with these tile parameters and schedule, and its grid: one CTA per tile on
+ * a 1-D grid (SCHED 0), as many CTAs as fit on the GPU at once but never more than there are
+ * tiles (SCHED 1, persistent), or a (tiles, split) grid (SCHED 2, split-K). smem: the
+ * configuration's dynamic smem (disp_smem_bytes, dispatch.h). Returns the first CUDA error;
+ * the caller launches. */
+template <int BM, int BN, int WARPS_M, int WARPS_N, int SCHED>
+static cudaError_t prepare_launch(const void *kernel, const kargs *a, size_t smem, int split,
+                                  dim3 *grid) {
     const int threads = 32 * WARPS_M * WARPS_N;
-    void (*kernel)(kargs) =
-        gemm_dispatch<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
-    long long grid = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
+    long long tiles = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
     if (SCHED == 1) {
-        /* CTAs that fit on the device at once, asked once per device (not on every launch) */
-        static int cap_dev = -1;
-        static long long cap = 0;
-        int dev, sms, per_sm;
-        if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
-        if (dev != cap_dev) {
-            if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) !=
-                    cudaSuccess ||
-                (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
-                                                                   smem)) != cudaSuccess)
-                return e;
-            if (per_sm < 1) per_sm = 1; /* the launch then reports why it cannot run */
-            cap = (long long)sms * per_sm;
-            cap_dev = dev;
-        }
-        if (cap < grid) grid = cap;
+        long long cap;
+        if ((e = resident_ctas(kernel, threads, smem, &cap)) != cudaSuccess) return e;
+        if (cap < tiles) tiles = cap;
     }
-    if (grid == 0) grid = 1; /* M or N is 0: one CTA that has no tile */
-    kernel<<<dim3((unsigned)grid, SCHED == 2 ? (unsigned)split : 1u), dim3(threads), smem, s>>>(*a);
-    return cudaGetLastError();
+    if (tiles == 0) tiles = 1; /* M or N is 0: one CTA that has no tile */
+    *grid = dim3((unsigned)tiles, SCHED == 2 ? (unsigned)split : 1u);
+    return cudaSuccess;
 }
 
 /* CTAs of one instantiation an SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor, with
@@ -674,44 +821,95 @@ static int occupancy_one(size_t smem) {
     return per_sm;
 }
 
-/* The kernel arguments of problem p for a (BM, BN) tile; ws: the split-K workspace or NULL. */
+/* The kernel arguments of problem p for a (BM, BN) tile; ws: the workspace for the partial
+ * sums, or NULL (the kernel writes C). The staged stores (c_vec) need halves out, beta = 0,
+ * ldc % 8 == 0 and C 16-byte aligned, and no workspace. */
 static kargs make_kargs(const gemm_problem *p, int bm, int bn, float *ws) {
     kargs a;
     memset(&a, 0, sizeof a);
+    const int es = p->c_dtype == GEMM_FP32 ? 4 : 2; /* bytes of an output element */
     a.M = p->m; a.N = p->n; a.K = p->k;
     a.alpha = p->alpha; a.beta = p->beta;
-    a.A = (const uint16_t *)p->A; a.B = (const uint16_t *)p->B; a.C = (uint16_t *)p->C;
+    a.A = (const uint16_t *)p->A; a.B = (const uint16_t *)p->B; a.C = p->C;
     a.lda = p->lda; a.ldb = p->ldb; a.ldc = p->ldc;
     a.a_kmajor = p->a_kmajor; a.b_kmajor = p->b_kmajor;
-    a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
-    a.c_vec = p->beta == 0.0f && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
+    a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C % (2 * es)) == 0;
+    a.c_vec = !ws && es == 2 && p->beta == 0.0f && p->ldc % 8 == 0 && ((uintptr_t)p->C & 15) == 0;
     a.rows32 = (long long)bm * p->lda * 2 < (1LL << 31) && (long long)bn * p->ldb * 2 < (1LL << 31);
     a.ws = ws;
     a.safe = a.A;
     return a;
 }
 
-/* One TC configuration of the registry on problem p: fast path (16-byte cp.async) when A and
+/* The fused epilogue's arguments of problem p. */
+static kepi make_kepi(const gemm_problem *p) {
+    kepi e;
+    e.bias = GEMM_EPI_HAS_BIAS(p->epilogue) ? p->bias : NULL;
+    e.bias_axis = p->bias_axis == GEMM_BIAS_M;
+    e.bias_dtype = p->bias_dtype;
+    e.act = act_of(p);
+    return e;
+}
+
+/* One TC configuration of the registry on problem p, plain epilogue (alpha*acc + beta*C in
+ * the input's type, or with ws the partial sums): fast path (16-byte cp.async) when A and
  * B allow it, the generic path otherwise; the split-K schedule has the fast path only (the
  * registry marks it fast_only, so disp_refusal keeps other problems away). split and ws: the
- * K split and the workspace (SCHED 2; else 1 and NULL). */
+ * K split and the workspace for partial sums (split-K, and the generic path of the others;
+ * split > 1: split-K only). */
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int SCHED>
 static cudaError_t launch_cfg(const gemm_problem *p, size_t smem, int split, float *ws,
                               cudaStream_t s) {
     enum { G = SCHED == 2 ? 2 : 1 }; /* the generic instantiation, where there is one */
     const kargs a = make_kargs(p, BM, BN, ws);
     const int bf16 = p->dtype == GEMM_BF16, fast = disp_fast_path(p); /* else GEMM_FP16 */
-    if ((SCHED == 2 && !fast) || (SCHED != 2 && (split != 1 || ws))) return cudaErrorInvalidValue;
+    if ((SCHED == 2 && !fast) || (split != 1 && (SCHED != 2 || !ws)) ||
+        (ws && SCHED != 2 && fast) || (!ws && !disp_epi_plain(p)))
+        return cudaErrorInvalidValue;
     /* the fast path's K % 8 != 0 kernel (GENERIC 2: copy_range's KTAIL); the split-K schedule
      * has no generic one, so G = 2 stands in for it there and is never launched with !fast */
     const int tail = p->k % 8 != 0;
+    void (*kernel)(kargs);
+    dim3 grid;
     if (bf16)
-        return !fast  ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>(&a, smem, split, s)
-               : tail ? launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2, SCHED>(&a, smem, split, s)
-                      : launch_one<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s);
-    return !fast  ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>(&a, smem, split, s)
-           : tail ? launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2, SCHED>(&a, smem, split, s)
-                  : launch_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(&a, smem, split, s);
+        kernel = !fast  ? gemm_dispatch<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>
+                 : tail ? gemm_dispatch<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2, SCHED>
+                        : gemm_dispatch<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>;
+    else
+        kernel = !fast  ? gemm_dispatch<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>
+                 : tail ? gemm_dispatch<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2, SCHED>
+                        : gemm_dispatch<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>;
+    cudaError_t e = prepare_launch<BM, BN, WARPS_M, WARPS_N, SCHED>((const void *)kernel, &a,
+                                                                    smem, split, &grid);
+    if (e != cudaSuccess) return e;
+    kernel<<<grid, 32 * WARPS_M * WARPS_N, smem, s>>>(a);
+    return cudaGetLastError();
+}
+
+/* The same configuration with the epilogue fused (the registry's `fuses`; disp_epi_fuses
+ * says which problems): fast path with K % 8 == 0, beta = 0, output the input's type (EPI 1)
+ * or fp32 (EPI 2), one K split, C written directly. */
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int SCHED>
+static cudaError_t launch_cfg_epi(const gemm_problem *p, size_t smem, cudaStream_t s) {
+    const kargs a = make_kargs(p, BM, BN, NULL);
+    const kepi ep = make_kepi(p);
+    const int bf16 = p->dtype == GEMM_BF16, f32 = p->c_dtype == GEMM_FP32;
+    if (!disp_fast_path(p) || p->k % 8 != 0 || p->beta != 0.0f ||
+        (!f32 && p->c_dtype != p->dtype))
+        return cudaErrorInvalidValue;
+    void (*kernel)(kargs, kepi);
+    dim3 grid;
+    if (bf16)
+        kernel = f32 ? gemm_dispatch_epi<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED, 2>
+                     : gemm_dispatch_epi<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED, 1>;
+    else
+        kernel = f32 ? gemm_dispatch_epi<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED, 2>
+                     : gemm_dispatch_epi<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED, 1>;
+    cudaError_t e = prepare_launch<BM, BN, WARPS_M, WARPS_N, SCHED>((const void *)kernel, &a,
+                                                                    smem, 1, &grid);
+    if (e != cudaSuccess) return e;
+    kernel<<<grid, 32 * WARPS_M * WARPS_N, smem, s>>>(a, ep);
+    return cudaGetLastError();
 }
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int SCHED>
 static int occupancy_cfg(size_t smem) {
@@ -721,25 +919,32 @@ static int occupancy_cfg(size_t smem) {
 /* ---- the registry's kernels ---------------------------------------------------------------
  * One row per configuration of disp_configs (dispatch.h), in its order (main() checks the
  * names): how to launch it on a problem with a K split (1: none) and a workspace (NULL: C),
- * and how many of its CTAs an SM holds. The tile parameters here are the registry's (the CPU
- * tests check the registry's smem against plan.h). */
+ * with its epilogue fused (launch_epi; NULL where the registry's `fuses` is 0), and how many
+ * of its CTAs an SM holds. The tile parameters here are the registry's (the CPU tests check
+ * the registry's smem against plan.h). */
 typedef struct cfg_kernel {
     const char *name;
     cudaError_t (*launch)(const gemm_problem *p, int split, float *ws, cudaStream_t s);
+    cudaError_t (*launch_epi)(const gemm_problem *p, cudaStream_t s);
     int (*occupancy)(void);
 } cfg_kernel;
 
+#define CFG_SMEM(name) ((size_t)disp_smem_bytes(&disp_configs[disp_find(#name)]))
 #define TC_CFG(name, BM, BN, BK, WM, WN, ST, SCHED)                                             \
     static cudaError_t launch_##name(const gemm_problem *p, int split, float *ws,              \
                                      cudaStream_t s) {                                          \
-        return launch_cfg<BM, BN, BK, WM, WN, ST, SCHED>(                                       \
-            p, (size_t)disp_smem_bytes(&disp_configs[disp_find(#name)]), split, ws, s);         \
+        return launch_cfg<BM, BN, BK, WM, WN, ST, SCHED>(p, CFG_SMEM(name), split, ws, s);      \
     }                                                                                           \
     static int occupancy_##name(void) {                                                         \
-        return occupancy_cfg<BM, BN, BK, WM, WN, ST, SCHED>(                                    \
-            (size_t)disp_smem_bytes(&disp_configs[disp_find(#name)]));                          \
+        return occupancy_cfg<BM, BN, BK, WM, WN, ST, SCHED>(CFG_SMEM(name));                    \
+    }
+/* the configurations that fuse the epilogue (registry: fuses = 1) */
+#define TC_EPI(name, BM, BN, BK, WM, WN, ST, SCHED)                                             \
+    static cudaError_t launch_epi_##name(const gemm_problem *p, cudaStream_t s) {               \
+        return launch_cfg_epi<BM, BN, BK, WM, WN, ST, SCHED>(p, CFG_SMEM(name), s);             \
     }
 TC_CFG(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1)
+TC_EPI(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1)
 TC_CFG(128x256x64_s3, 128, 256, 64, 2, 4, 3, 0)
 TC_CFG(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0)
 TC_CFG(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0)
@@ -747,13 +952,15 @@ TC_CFG(128x128x32_s4_splitk, 128, 128, 32, 2, 2, 4, 2)
 TC_CFG(64x128x64_s3_splitk, 64, 128, 64, 2, 2, 3, 2)
 TC_CFG(16x128x64_s4_splitk, 16, 128, 64, 1, 4, 4, 2)
 #undef TC_CFG
+#undef TC_EPI
 
 /* lesson 04's fp32 SIMT kernel, two tile configurations (launch_simt_*, occupancy_simt_*) */
 #include "simt_fp32.cuh"
 
-#define ROW(name) {#name, launch_##name, occupancy_##name}
+#define ROW(name) {#name, launch_##name, NULL, occupancy_##name}
+#define ROW_EPI(name) {#name, launch_##name, launch_epi_##name, occupancy_##name}
 static const cfg_kernel cfg_kernels[] = {
-    ROW(128x256x64_s3_persistent),
+    ROW_EPI(128x256x64_s3_persistent),
     ROW(128x256x64_s3),
     ROW(128x128x64_s3),
     ROW(128x128x32_s4),
@@ -764,6 +971,7 @@ static const cfg_kernel cfg_kernels[] = {
     ROW(simt_32x64x8_2w),
 };
 #undef ROW
+#undef ROW_EPI
 
 #include "repack.cuh" /* repack_kmajor: rule R1's K-major copies */
 
@@ -779,18 +987,33 @@ static char *workspace(void) {
     return ws;
 }
 
-/* Runs configuration ci on p with K split `split`, on C^T = B*A^T when `transposed`: straight
- * into C when neither, else into the workspace `ws` (fp32 partial sums) and through
- * splitk_reduce, which applies alpha and beta*C once (splitk.cuh). The choice was checked by
- * disp_refusal. */
+/* Runs configuration ci on p with K split `split`, on C^T = B*A^T when `transposed`, where the
+ * epilogue goes (disp_epi_where): straight into C when the kernel applies it itself (the plain
+ * launch, or launch_epi for an epilogue the configuration fuses), else into the workspace
+ * `ws` of ws_bytes (fp32 partial sums) and through splitk_reduce, which applies the whole
+ * epilogue once (splitk.cuh): in one pass, or panel by panel when one split's partial sums
+ * do not fit (disp_pass_rows, disp_panel; only without a split and not transposed). The
+ * choice was checked by disp_refusal and disp_pass_rows. */
 static cudaError_t run_config(int ci, const gemm_problem *p, int split, int transposed, int sms,
-                              float *ws, cudaStream_t s) {
-    if (split == 1 && !transposed) return cfg_kernels[ci].launch(p, 1, NULL, s);
+                              float *ws, long long ws_bytes, cudaStream_t s) {
+    const disp_config *c = &disp_configs[ci];
+    const gemm_problem q = transposed ? disp_transpose(p) : *p; /* what the kernel computes */
+    if (disp_epi_where(c, &q, split, transposed) == DISP_EPI_KERNEL) {
+        if (disp_epi_plain(p)) return cfg_kernels[ci].launch(p, 1, NULL, s);
+        return cfg_kernels[ci].launch_epi ? cfg_kernels[ci].launch_epi(p, s)
+                                          : cudaErrorInvalidValue;
+    }
     if (!ws) return cudaErrorMemoryAllocation;
-    const gemm_problem q = transposed ? disp_transpose(p) : *p;
-    cudaError_t e = cfg_kernels[ci].launch(&q, split, ws, s);
-    if (e != cudaSuccess) return e;
-    return splitk_reduce_launch(ws, split, p, transposed, sms, s);
+    const int rows = disp_pass_rows(c, &q, split, transposed, ws_bytes);
+    if (rows < 1) return cudaErrorInvalidValue;
+    for (int m0 = 0; m0 < p->m; m0 += rows) { /* one pass unless panels (rows < M) */
+        const gemm_problem part = rows < p->m ? disp_panel(p, m0, rows) : *p;
+        const gemm_problem qq = transposed ? disp_transpose(&part) : part;
+        cudaError_t e = cfg_kernels[ci].launch(&qq, split, ws, s);
+        if (e == cudaSuccess) e = splitk_reduce_launch(ws, split, &part, transposed, sms, s);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
 }
 
 /* ---- the device the dispatcher plans for ------------------------------------------------ */
@@ -834,7 +1057,7 @@ static const char *check_cfg(int ci, const gemm_problem *p) {
 static cudaError_t launch_cfg_index(int ci, const gemm_problem *p, cudaStream_t s) {
     const disp_device *d = current_device();
     return run_config(ci, p, disp_split_for(ci, p->m, p->n, p->k, d, DISP_WS_BYTES), 0, d->sms,
-                      (float *)workspace(), s);
+                      (float *)workspace(), DISP_WS_BYTES, s);
 }
 
 /* Runs choice c (disp_choose, disp_candidates or a tuned entry) on p: with rule R1's copies
@@ -843,7 +1066,9 @@ static cudaError_t launch_cfg_index(int ci, const gemm_problem *p, cudaStream_t 
 static cudaError_t run_choice(const gemm_problem *p, const disp_choice *c, cudaStream_t s) {
     const disp_device *d = current_device();
     char *ws = workspace();
-    if (!c->repack) return run_config(c->cfg, p, c->split, c->transposed, d->sms, (float *)ws, s);
+    if (!c->repack)
+        return run_config(c->cfg, p, c->split, c->transposed, d->sms, (float *)ws, DISP_WS_BYTES,
+                          s);
     if (!ws) return cudaErrorMemoryAllocation;
     gemm_problem q = disp_repacked(p);
     uint16_t *A2 = (uint16_t *)ws;
@@ -855,7 +1080,7 @@ static cudaError_t run_choice(const gemm_problem *p, const disp_choice *c, cudaS
         e = repack_launch(p->B, p->n, p->k, q.k, p->ldb, p->b_kmajor, B2, (int)q.ldb, s);
     if (e != cudaSuccess) return e;
     return run_config(c->cfg, &q, c->split, c->transposed, d->sms,
-                      (float *)(ws + disp_repack_bytes(p->m, p->n, p->k)), s);
+                      (float *)(ws + disp_repack_bytes(p->m, p->n, p->k)), disp_choice_ws(p, c), s);
 }
 
 /* --tuned FILE (tune.h): the table `default` looks problems up in first; empty without it. */
@@ -877,6 +1102,8 @@ static const char *check_default(const gemm_problem *p) {
     static char why[320];
     disp_choice c;
     int line;
+    const char *no = disp_unsupported(p);
+    if (no) return no;
     const int r = disp_choose_tuned(p, current_device(), &tuned_table, &c, &line, why, sizeof why);
     return r == -2 ? why : r ? "no configuration accepts this problem" : NULL;
 }
@@ -906,7 +1133,7 @@ static int tune_candidates(const gemm_problem *p, harness_candidate *out, int ma
     have_def = !disp_choose_tuned(p, d, &tuned_table, &def, &line, why, sizeof why);
     for (int i = 0; i < n; ++i) {
         memset(&out[i], 0, sizeof out[i]);
-        disp_cand_name(&c[i], out[i].name, sizeof out[i].name);
+        disp_cand_name(p, &c[i], out[i].name, sizeof out[i].name);
         out[i].code[0] = c[i].cfg;
         out[i].code[1] = c[i].split;
         out[i].code[2] = c[i].transposed;
@@ -999,15 +1226,18 @@ int main(int argc, char **argv) {
     unsigned dtypes = 0; /* the default variant computes what some configuration computes */
     for (int i = 0; i < DISP_NCONFIGS; ++i) dtypes |= disp_configs[i].dtypes;
     variants[0] = {"default", "the dispatcher: picks a configuration per problem (--explain says which)",
-                   dtypes, GEMM_LAYOUT_ALL, 1, check_default, launch_default};
+                   dtypes | DISP_EPI_CAPS, GEMM_LAYOUT_ALL, 1, check_default, launch_default};
     for (int i = 0; i < DISP_NCONFIGS; ++i) {
         const disp_config *c = &disp_configs[i];
-        if (strcmp(c->name, cfg_kernels[i].name) != 0) {
-            fprintf(stderr, "08_dispatch: registry row %d is %s but its kernel row is %s\n", i,
-                    c->name, cfg_kernels[i].name);
+        if (strcmp(c->name, cfg_kernels[i].name) != 0 ||
+            c->fuses != (cfg_kernels[i].launch_epi != NULL)) {
+            fprintf(stderr, "08_dispatch: registry row %d (%s, fuses %d) and its kernel row (%s) "
+                    "disagree\n", i, c->name, c->fuses, cfg_kernels[i].name);
             return HARNESS_EXIT_CUDA;
         }
-        variants[1 + i] = {c->name, c->summary, c->dtypes,
+        /* every epilogue (fused or in the reduction); fp32 inputs: the fp32 output only */
+        const unsigned caps = c->kind == DISP_SIMT ? DISP_EPI_CAPS & ~GEMM_OUT_ALL : DISP_EPI_CAPS;
+        variants[1 + i] = {c->name, c->summary, c->dtypes | caps,
                            c->fast_only ? GEMM_LAYOUT_BIT(GEMM_TN) : GEMM_LAYOUT_ALL,
                            c->fast_only ? 8 : 1, cfg_checks[i], cfg_launches[i]};
     }

@@ -3,6 +3,7 @@
 #   build/tests/test_dispatch_08   Criterion: the registry, the dispatcher, the split-K partition
 #   build/tests/test_tune_08       Criterion: --tune's candidates, the --tuned table
 #   make profile L=NN ARGS="..."   Nsight Compute on one launch (scripts/profile.sh)
+#   check_cases.sh                 the epilogue lines of gpu_cases.txt plan without a refusal
 
 $(BUILD)/tests/test_plans_08: tests/test_plans_08.c tests/plans_tc.h lessons/08_dispatch/plan.h lessons/06_swizzle/bank_model.h common/layout.h common/layout_tv.h
 	@mkdir -p $(@D)
@@ -23,6 +24,9 @@ $(BUILD)/tests/test_tune_08: tests/test_tune_08.c $(wildcard lessons/08_dispatch
 	$(CC) $(CFLAGS_C) -Werror $< -o $@ $(CRITERION_LIBS)
 
 EXTRA_TEST_BINS += $(BUILD)/tests/test_tune_08
+
+# every epilogue line of gpu_cases.txt plans without a refusal (no GPU needed)
+EXTRA_TEST_SCRIPTS += lessons/08_dispatch/check_cases.sh
 
 # make profile L=NN ARGS="...": Nsight Compute on one launch of lesson NN after warm-up, the
 # course's metrics as a short table (scripts/profile.sh; lesson 08's README is the guide).

@@ -257,8 +257,8 @@ __global__ void __launch_bounds__(K_NTHR, K_MINB_ARCH)
 }
 
 /* Launches the configuration on p: grid (tiles, split); W = NULL writes C (split must then
- * be 1), else split s writes its unscaled partial sum to slice s of W, (M,N):(N,1)
- * (splitk.cuh reduces the slices). */
+ * be 1, the epilogue the plain one), else split s writes its unscaled partial sum to slice s
+ * of W, (M,N):(N,1) (splitk.cuh reduces the slices and applies the epilogue). */
 static cudaError_t P4_CAT(launch_, K_NAME)(const gemm_problem *p, int split, float *W,
                                            cudaStream_t stream) {
     const int smem = P4_CAT(K_NAME, _smem_bytes);
@@ -271,7 +271,8 @@ static cudaError_t P4_CAT(launch_, K_NAME)(const gemm_problem *p, int split, flo
         (long long)((p->m + K_BLK_M - 1) / K_BLK_M) * ((p->n + K_BLK_N - 1) / K_BLK_N);
     int a_mode, b_mode;
     simt_modes(p, &a_mode, &b_mode);
-    if (!W && split != 1) return cudaErrorInvalidValue;
+    /* without a workspace: one split and the plain epilogue (splitk_reduce applies any other) */
+    if (!W && (split != 1 || !disp_epi_plain(p))) return cudaErrorInvalidValue;
     float *C = W ? W : (float *)p->C;
     const long long ldc = W ? p->n : p->ldc;
     const int c_vec = ldc % 4 == 0 && (uintptr_t)C % 16 == 0;

@@ -6,14 +6,17 @@
  * workspace W (splits, M, N), (M,N):(N,1) per slice. A second kernel, splitk_reduce, then
  * applies the epilogue once per element of C, summing the slices in the fixed order
  * s = 0, 1, ..., splits-1 (deterministic: the same bits on every run):
- *     C(m,n) = alpha * (W[0](m,n) + W[1](m,n) + ... ) + beta * C(m,n)
+ *     D(m,n) = act(alpha * (W[0](m,n) + W[1](m,n) + ... ) + beta * C(m,n) + bias)
+ * (the bias and the activation: the problem's epilogue, epilogue.cuh). Any kernel run with a
+ * workspace writes its partial sums the same way with one split, so the reduction applies
+ * every epilogue that a configuration does not fuse (dispatch.h, disp_epi_where).
  * The same reduction also writes the result of a "transposed" launch, where a configuration
  * ran on C^T = B * A^T (dispatch.h): then W holds (N, M) slices and the reduction reads them
  * through the strides (1, M).
  *
  *   splitk_narrow    inside a split-K CTA: narrow the problem to its split's K tiles
  *   store_partial    the TC kernel's epilogue for a split: fp32 accumulators to W
- *   splitk_reduce    the reduction kernel, for fp16, bf16 and fp32 C
+ *   splitk_reduce    the reduction kernel, per output type (fp16, bf16, fp32) and activation
  */
 
 /* Narrows the kernel's problem *p to the K tiles [kt0, kt1) of split blockIdx.y of gridDim.y
@@ -73,22 +76,17 @@ typedef struct reduce_args {
     void *C;    /* (M,N):(ldc,1) of OUT */
     int ldc;
     float alpha, beta;
+    const void *bias; /* NULL, or N values (bias_axis 0) / M values (1) of bias_dtype */
+    int bias_axis, bias_dtype;
 } reduce_args;
 
-static __device__ __forceinline__ float reduce_load(const void *C, long long i, int out) {
-    if (out == GEMM_FP32) return ((const float *)C)[i];
-    const uint16_t v = ((const uint16_t *)C)[i];
-    return elem_to_f32(v, out == GEMM_BF16);
-}
-static __device__ __forceinline__ void reduce_store(void *C, long long i, float x, int out) {
-    if (out == GEMM_FP32) ((float *)C)[i] = x;
-    else ((uint16_t *)C)[i] = f32_to_elem(x, out == GEMM_BF16);
-}
-
 /* One thread per element of C (grid-stride), consecutive threads along n: C's stores and
- * (not transposed) W's loads coalesce. C is read only when beta != 0. M*N < 2^31 (the
- * workspace holds at most DISP_WS_BYTES / 4 floats per slice). */
-template <int OUT> __global__ void __launch_bounds__(256) splitk_reduce(reduce_args r) {
+ * (not transposed) W's loads coalesce. The epilogue, once per element, after the fixed-order
+ * sum of the splits: D = act(alpha * sum + beta * C + bias) (epilogue.cuh, epi_value), so the
+ * bias is added once whatever the number of splits. C is read only when beta != 0. OUT and
+ * ACT are template parameters (3 x 4 small kernels); the bias is a run-time pointer. M*N <
+ * 2^31 (the workspace holds at most DISP_WS_BYTES / 4 floats per slice). */
+template <int OUT, int ACT> __global__ void __launch_bounds__(256) splitk_reduce(reduce_args r) {
     const lay_layout mW = lay_l2(r.M, r.N, r.wm, r.wn);
     const lay_layout mC = lay_l2(r.M, r.N, r.ldc, 1);
     const int total = r.M * r.N;
@@ -97,15 +95,28 @@ template <int OUT> __global__ void __launch_bounds__(256) splitk_reduce(reduce_a
         const float *w = r.W + lay_crd2idx2(mW, m, n);
         float sum = 0.0f;
         for (int s = 0; s < r.splits; ++s) sum += w[s * r.split_stride]; /* fixed order */
-        float v = r.alpha * sum;
         const long long c = lay_crd2idx2(mC, m, n);
-        if (r.beta != 0.0f) v += r.beta * reduce_load(r.C, c, OUT);
-        reduce_store(r.C, c, v, OUT);
+        const float cv = r.beta != 0.0f ? out_load<OUT>(r.C, c) : 0.0f;
+        const float b = r.bias ? load_bias(r.bias, r.bias_dtype, r.bias_axis ? m : n) : 0.0f;
+        float v;
+        if (r.bias) v = epi_value<ACT, 1>(r.alpha * sum, r.beta, cv, b);
+        else v = epi_value<ACT, 0>(r.alpha * sum, r.beta, cv, b);
+        out_store<OUT>(r.C, c, v);
     }
 }
 
-/* Launches the reduction of `splits` slices of W into p's C (transposed: W holds the (N, M)
- * slices of C^T). */
+/* The kernel of output type OUT and activation act (ACT_*). */
+template <int OUT> static void (*reduce_kernel(int act))(reduce_args) {
+    switch (act) {
+        case ACT_RELU: return splitk_reduce<OUT, ACT_RELU>;
+        case ACT_GELU_TANH: return splitk_reduce<OUT, ACT_GELU_TANH>;
+        case ACT_GELU_ERF: return splitk_reduce<OUT, ACT_GELU_ERF>;
+        default: return splitk_reduce<OUT, ACT_NONE>;
+    }
+}
+
+/* Launches the reduction of `splits` slices of W into p's C with p's epilogue (transposed: W
+ * holds the (N, M) slices of C^T). */
 static cudaError_t splitk_reduce_launch(const float *W, int splits, const gemm_problem *p,
                                         int transposed, int sms, cudaStream_t s) {
     reduce_args r;
@@ -120,10 +131,15 @@ static cudaError_t splitk_reduce_launch(const float *W, int splits, const gemm_p
     r.ldc = (int)p->ldc;
     r.alpha = p->alpha;
     r.beta = p->beta;
+    r.bias = GEMM_EPI_HAS_BIAS(p->epilogue) ? p->bias : NULL;
+    r.bias_axis = p->bias_axis == GEMM_BIAS_M;
+    r.bias_dtype = p->bias_dtype;
     long long blocks = ((long long)p->m * p->n + 255) / 256;
     if (blocks > 8LL * sms) blocks = 8LL * sms;
-    if (p->c_dtype == GEMM_FP32) splitk_reduce<GEMM_FP32><<<(unsigned)blocks, 256, 0, s>>>(r);
-    else if (p->c_dtype == GEMM_BF16) splitk_reduce<GEMM_BF16><<<(unsigned)blocks, 256, 0, s>>>(r);
-    else splitk_reduce<GEMM_FP16><<<(unsigned)blocks, 256, 0, s>>>(r);
+    const int act = act_of(p);
+    void (*kernel)(reduce_args) = p->c_dtype == GEMM_FP32   ? reduce_kernel<GEMM_FP32>(act)
+                                  : p->c_dtype == GEMM_BF16 ? reduce_kernel<GEMM_BF16>(act)
+                                                            : reduce_kernel<GEMM_FP16>(act);
+    kernel<<<(unsigned)blocks, 256, 0, s>>>(r);
     return cudaGetLastError();
 }

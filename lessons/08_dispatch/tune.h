@@ -10,7 +10,7 @@
  *   disp_tuned_parse     one line of the table back (a comment or blank line: no entry)
  *   disp_tuned_load      a whole table from text, every entry checked against its problem
  *   disp_tuned_find      the entry of a problem: exact match of dtype, layout, M, N, K,
- *                        epilogue, or -1
+ *                        epilogue and output type, or -1
  *   disp_choose_tuned    the table's entry for p when there is one, else the rules
  *   disp_explain_tuned   that choice as one line, "tuned (FILE line N)" or the rule
  *
@@ -18,6 +18,9 @@
  *     dtype layout M N K epilogue -> configuration split orientation operands ms
  * e.g. (MS: the measured time, a number)
  *     fp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct MS
+ *     fp16 TN 4096 4096 4096 bias_gelu:fp32 -> 128x256x64_s3_persistent 1 C direct MS
+ * epilogue: its name (none, bias, relu, bias_relu, gelu, bias_gelu), and after a colon the
+ * output type when it is not the inputs' own (--out);
  * orientation: C (the configuration computes C) or CT (it computes C^T = B*A^T, through the
  * workspace); operands: direct, or copied (A and B copied K-major into the workspace first,
  * rule R1's copy); ms: the winner's median time when it was measured (informational: the
@@ -51,12 +54,13 @@ static inline int disp_split_choices(int s0, int out[4]) {
 }
 
 /* Whether configuration ci can run problem q (already repacked and/or transposed) with K split
- * s and `ws` bytes of workspace left for partial sums: the workspace room (a split, or a
- * transposed run, goes through the partial sums) and disp_refusal. */
+ * s and `ws` bytes of workspace left for partial sums: the workspace room (a split, a
+ * transposed run and an epilogue in the reduction go through the partial sums:
+ * disp_pass_rows) and disp_refusal. */
 static inline int disp_runs(int ci, const gemm_problem *q, int s, int transposed,
                             const disp_device *d, long long ws) {
     char why[256];
-    if ((s > 1 || transposed) && (long long)s * q->m * q->n * 4 > ws) return 0;
+    if (!disp_pass_rows(&disp_configs[ci], q, s, transposed, ws)) return 0;
     return disp_refusal(&disp_configs[ci], q, s, d, why, sizeof why) == NULL;
 }
 
@@ -112,18 +116,23 @@ static inline int disp_same_run(const disp_choice *a, const disp_choice *b) {
            a->repack == b->repack;
 }
 
-/* A candidate as words, e.g. "128x128x32_s4_splitk split 4 C" or "... split 1 CT copied". */
-static inline int disp_cand_name(const disp_choice *c, char *buf, size_t len) {
-    return snprintf(buf, len, "%s split %d %s%s", disp_configs[c->cfg].name, c->split,
-                    c->transposed ? "CT" : "C", c->repack ? " copied" : "");
+/* A candidate of problem p as words, e.g. "128x128x32_s4_splitk split 4 C" or "... split 1 CT
+ * copied"; for an epilogue beyond the plain one (disp_epi_plain), where it runs: "... fused"
+ * (in the kernel's store) or "... reduce" (in splitk_reduce). */
+static inline int disp_cand_name(const gemm_problem *p, const disp_choice *c, char *buf,
+                                 size_t len) {
+    const char *epi = "";
+    if (!disp_epi_plain(p)) {
+        const gemm_problem q = disp_choice_problem(p, c);
+        epi = disp_epi_where(&disp_configs[c->cfg], &q, c->split, c->transposed) == DISP_EPI_KERNEL
+                  ? " fused"
+                  : " reduce";
+    }
+    return snprintf(buf, len, "%s split %d %s%s%s", disp_configs[c->cfg].name, c->split,
+                    c->transposed ? "CT" : "C", c->repack ? " copied" : "", epi);
 }
 
 /* ---- the table ---------------------------------------------------------------------------- */
-
-static const char *const disp_dtype_words[] = {"fp32", "fp16", "bf16"};   /* gemm_dtype */
-static const char *const disp_layout_words[] = {"TN", "NT", "NN", "TT"};  /* gemm_layout */
-static const char *const disp_epi_words[] = {"none",      "bias", "relu", /* gemm_epi */
-                                             "bias_relu", "gelu", "bias_gelu"};
 
 static inline int disp_word(const char *w, const char *const *words, int n) {
     for (int i = 0; i < n; ++i)
@@ -137,6 +146,7 @@ typedef struct disp_tuned_entry {
     gemm_layout layout;
     int m, n, k;
     gemm_epi epilogue;
+    gemm_dtype out;  /* the output type: the epilogue word's ":OUT", else the dtype's own */
     disp_choice run; /* cfg, split, transposed, repack (rule -1) */
     double ms;       /* the measured time, or a negative number when not given */
     int line;        /* the line of the file it came from (1-based) */
@@ -152,17 +162,23 @@ typedef struct disp_tuned {
 /* The table's header comment: what its columns are. */
 #define DISP_TUNED_HEADER                                                                         \
     "# dtype layout M N K epilogue -> configuration split orientation operands ms\n"              \
-    "#   orientation: C, or CT (computed as C^T = B*A^T); operands: direct, or copied (A and B\n" \
-    "#   copied K-major first, rule R1); ms: the median time of the winner. Read by\n"            \
-    "#   ./run --tuned FILE (lesson 08): an exact match of the problem runs this entry.\n"
+    "#   epilogue: none, bias, relu, bias_relu, gelu or bias_gelu, and :OUT for an output type\n" \
+    "#   other than the inputs' own (bias_gelu:fp32); orientation: C, or CT (computed as\n"       \
+    "#   C^T = B*A^T); operands: direct, or copied (A and B copied K-major first, rule R1);\n"    \
+    "#   ms: the median time of the winner. Read by ./run --tuned FILE (lesson 08): an exact\n"   \
+    "#   match of the problem runs this entry.\n"
 
 /* One line of the table for problem p (without a newline), the time ms with 6 significant
- * digits, e.g. "fp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct 0.25" for 0.25. */
+ * digits, e.g. "fp16 TN 512 512 512 none -> 128x128x32_s4_splitk 4 C direct 0.25" for 0.25,
+ * "fp16 TN 512 512 512 bias:fp32 -> ..." for a bias epilogue with an fp32 output. */
 static inline int disp_tuned_format(const gemm_problem *p, const disp_choice *c, double ms,
                                     char *buf, size_t len) {
-    return snprintf(buf, len, "%s %s %d %d %d %s -> %s %d %s %s %.6g", disp_dtype_words[p->dtype],
+    char out[8] = "";
+    if (p->c_dtype != p->dtype) /* not the inputs' own output type */
+        snprintf(out, sizeof out, ":%s", disp_dtype_words[p->c_dtype]);
+    return snprintf(buf, len, "%s %s %d %d %d %s%s -> %s %d %s %s %.6g", disp_dtype_words[p->dtype],
                     disp_layout_words[p->layout], p->m, p->n, p->k, disp_epi_words[p->epilogue],
-                    disp_configs[c->cfg].name, c->split, c->transposed ? "CT" : "C",
+                    out, disp_configs[c->cfg].name, c->split, c->transposed ? "CT" : "C",
                     c->repack ? "copied" : "direct", ms);
 }
 
@@ -225,11 +241,20 @@ static inline int disp_tuned_parse(const char *line, disp_tuned_entry *e, char *
             snprintf(err, len, "bad extent '%s' (an integer in 1..65536)", w[2 + i]);
             return -1;
         }
+    char *colon = strchr(w[5], ':'); /* epilogue[:out] */
+    if (colon) *colon = '\0';
     if ((v = disp_word(w[5], disp_epi_words, 6)) < 0) {
         snprintf(err, len, "unknown epilogue '%s'", w[5]);
         return -1;
     }
     e->epilogue = (gemm_epi)v;
+    e->out = e->dtype;
+    if (colon && (v = disp_word(colon + 1, disp_dtype_words, 3)) < 0) {
+        snprintf(err, len, "unknown output type '%s' after '%s:' (fp32, fp16 or bf16)", colon + 1,
+                 w[5]);
+        return -1;
+    }
+    if (colon) e->out = (gemm_dtype)v;
     if ((e->run.cfg = disp_find(w[7])) < 0) {
         snprintf(err, len, "unknown configuration '%s' (./run --list names them)", w[7]);
         return -1;
@@ -269,7 +294,6 @@ static inline gemm_problem disp_tuned_problem(const disp_tuned_entry *e) {
     p.k = e->k;
     p.layout = e->layout;
     p.dtype = e->dtype;
-    p.c_dtype = e->dtype;
     p.alpha = 1.0f;
     p.a_kmajor = e->layout == GEMM_TN || e->layout == GEMM_TT;
     p.b_kmajor = e->layout == GEMM_TN || e->layout == GEMM_NN;
@@ -277,12 +301,14 @@ static inline gemm_problem disp_tuned_problem(const disp_tuned_entry *e) {
     p.ldb = p.b_kmajor ? e->k : e->n;
     p.ldc = e->n;
     p.epilogue = e->epilogue;
+    p.c_dtype = e->out;
+    p.bias_dtype = e->out;
     return p;
 }
 
 /* Why choice c cannot run problem p on device d (one line into buf), or NULL: copies only for
  * fp16/bf16 when they fit, then the configuration's own refusal of the problem as it would run
- * it (copied and/or transposed) and the workspace room. */
+ * it (copied and/or transposed; its epilogue included) and the workspace room. */
 static inline const char *disp_choice_refusal(const disp_choice *c, const gemm_problem *p,
                                               const disp_device *d, char *buf, size_t len) {
     if (c->repack && !disp_can_copy(p)) {
@@ -296,12 +322,15 @@ static inline const char *disp_choice_refusal(const disp_choice *c, const gemm_p
         snprintf(buf, len, "computes C only (CT needs a split-K configuration)");
         return buf;
     }
-    if ((c->split > 1 || c->transposed) && (long long)c->split * q.m * q.n * 4 > ws) {
+    if (disp_refusal(&disp_configs[c->cfg], &q, c->split, d, buf, len)) return buf;
+    if (!disp_pass_rows(&disp_configs[c->cfg], &q, c->split, c->transposed, ws)) {
+        /* whole (a split, CT) or at least one panel of BLK_M rows (disp_pass_rows) */
+        const int rows = c->split > 1 || c->transposed ? q.m : disp_configs[c->cfg].bm;
         snprintf(buf, len, "split %d of %dx%d needs %lld MiB of workspace, %lld MiB are left",
-                 c->split, q.m, q.n, ((long long)c->split * q.m * q.n * 4) >> 20, ws >> 20);
+                 c->split, q.m, q.n, (4LL * c->split * rows * q.n) >> 20, ws >> 20);
         return buf;
     }
-    return disp_refusal(&disp_configs[c->cfg], &q, c->split, d, buf, len);
+    return NULL;
 }
 
 static inline void disp_tuned_free(disp_tuned *t) {
@@ -309,12 +338,13 @@ static inline void disp_tuned_free(disp_tuned *t) {
     memset(t, 0, sizeof *t);
 }
 
-/* The entry of problem p: the one whose dtype, layout, M, N, K and epilogue equal p's, or -1. */
+/* The entry of problem p: the one whose dtype, layout, M, N, K, epilogue and output type equal
+ * p's, or -1. */
 static inline int disp_tuned_find(const disp_tuned *t, const gemm_problem *p) {
     for (int i = 0; t && i < t->n; ++i) {
         const disp_tuned_entry *e = &t->e[i];
         if (e->dtype == p->dtype && e->layout == p->layout && e->m == p->m && e->n == p->n &&
-            e->k == p->k && e->epilogue == p->epilogue)
+            e->k == p->k && e->epilogue == p->epilogue && e->out == p->c_dtype)
             return i;
     }
     return -1;

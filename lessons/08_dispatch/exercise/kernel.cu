@@ -37,7 +37,7 @@ extern "C" void gemm_exercise_setup(void) { harness_set_explain(ex08_lesson::exp
 extern "C" const gemm_variant gemm_exercise_variant = {
     "exercise",
     "the lesson's dispatcher with rule S1 (exercise/rule_ex.h) tried first",
-    DISP_HALVES | DISP_FP32,
+    DISP_HALVES | DISP_FP32 | DISP_EPI_CAPS, /* as the lesson's default: every epilogue */
     GEMM_LAYOUT_ALL,
     1,
     ex08_lesson::check_default,
