@@ -16,8 +16,88 @@
 # and as CSV in $PROFILE_OUT.csv (default build/profile/<lesson>; open the report with
 # ncu-ui, or `ncu -i FILE.ncu-rep --page details`).
 # Without ncu or without a GPU: one line saying so, exit 3.
+# `bash scripts/profile.sh --table FILE.csv` prints the table of a CSV saved earlier (no GPU).
+# The values are converted to the table's units from the units row of the CSV (ncu scales
+# them: msecond, Kbyte, Ghz ... unless asked for base units, which this script asks for).
 set -u
 BUILD=${BUILD:-build}
+# print_table CSV: the short table of an ncu raw-page CSV (one block per kernel)
+print_table() {
+    command -v python3 >/dev/null 2>&1 || { echo "profile: no python3 to print the table; see $1"; return 0; }
+    python3 - "$1" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r]
+head = next(i for i, r in enumerate(rows) if r[0] == "ID")
+names = rows[head]
+data = [r for r in rows[head + 1:] if r[0].isdigit() and len(r) == len(names)]
+col = {n: i for i, n in enumerate(names)}
+# the row after the names holds each metric's unit, scaled (msecond, Kbyte, Ghz...) unless
+# ncu printed base units: FACTOR turns a value in that unit into the base unit
+units = rows[head + 1] if len(rows) > head + 1 and not rows[head + 1][0].isdigit() else []
+PREFIX = {"n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9,
+          "T": 1e12, "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30}
+def factor(u):
+    """value in unit u -> base unit (ns for time, byte, cycle/second, Hz)"""
+    u = u.strip()
+    if u.endswith("second") and "/" not in u:  # nsecond usecond msecond second: base is ns
+        p = u[:-len("second")]
+        return PREFIX.get(p, 1.0) / 1e-9 if p in PREFIX else 1.0
+    for base in ("byte", "hz", "Hz"):
+        if u.endswith(base) and "/" not in u:
+            return PREFIX.get(u[:-len(base)], 1.0)
+    if u.startswith("cycle/"):  # cycle/nsecond, cycle/usecond ... -> cycle/second
+        p = u[len("cycle/"):-len("second")] if u.endswith("second") else ""
+        return 1.0 / PREFIX[p] if p in PREFIX and u.endswith("second") else 1.0
+    return 1.0
+show = [  # (label, metric, scale, unit)
+    ("duration", "gpu__time_duration.sum", 1e-3, "us"),
+    ("SM clock", "sm__cycles_elapsed.avg.per_second", 1e-9, "GHz"),
+    ("grid x block", None, 0, ""),
+    ("registers / thread", "launch__registers_per_thread", 1, ""),
+    ("dynamic smem / CTA", "launch__shared_mem_per_block_dynamic", 1 / 1024, "KiB"),
+    ("CTAs/SM limit: regs, smem", None, 0, ""),
+    ("achieved occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%"),
+    ("SM throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "%"),
+    ("tensor pipe active", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 1, "%"),
+    ("FMA pipe active", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 1, "%"),
+    ("DRAM read", "dram__bytes_read.sum", 1 / 2**20, "MiB"),
+    ("DRAM write", "dram__bytes_write.sum", 1 / 2**20, "MiB"),
+    ("DRAM throughput", "dram__throughput.avg.pct_of_peak_sustained_elapsed", 1, "% of peak"),
+    ("L2 bytes (all clients)", "lts__t_bytes.sum", 1 / 2**20, "MiB"),
+    ("L2 hit rate", "lts__t_sector_hit_rate.pct", 1, "%"),
+    ("smem load bank conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1, ""),
+    ("smem load wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1, ""),
+    ("smem store bank conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1, ""),
+]
+stalls = [n for n in names if n.startswith("smsp__average_warps_issue_stalled_")]
+def val(r, m):
+    v = r[col[m]].replace(",", "")
+    try: v = float(v)
+    except ValueError: return None
+    return v * factor(units[col[m]]) if col[m] < len(units) else v
+for r in data:
+    print("\n== %s" % r[col["Kernel Name"]][:110])
+    for label, m, sc, u in show:
+        if label == "grid x block":
+            s = "%s x %s" % (r[col["launch__grid_size"]], r[col["launch__block_size"]])
+        elif label.startswith("CTAs/SM limit"):
+            s = "%s, %s" % (r[col["launch__occupancy_limit_registers"]], r[col["launch__occupancy_limit_shared_mem"]])
+        else:
+            v = val(r, m) if m in col else None
+            s = "n/a" if v is None else ("%.0f" % (v * sc) if abs(v * sc) >= 1000 else "%.3g" % (v * sc))
+        print("  %-28s %s %s" % (label, s, u))
+    st = sorted(((val(r, n) or 0.0, n) for n in stalls), reverse=True)
+    print("  warp stalls (cycles per issued instruction):")
+    for v, n in st[:5]:
+        print("    %-26s %.2f" % (n.replace("smsp__average_warps_issue_stalled_", "").replace("_per_issue_active.ratio", ""), v))
+print("\nraw report: %s" % sys.argv[1])
+PY
+}
+# --table FILE: the table of a CSV saved earlier ($PROFILE_OUT.csv), no GPU needed
+if [ "${1:-}" = --table ]; then
+    [ -r "${2:-}" ] || { echo "profile: --table needs a readable CSV file (got '${2:-}')" >&2; exit 2; }
+    print_table "$2"; exit
+fi
 L=${1:-}
 shift || true
 [ -n "$L" ] || { echo "profile: name a lesson: make profile L=08 ARGS=\"--size 4096x4096x4096\"" >&2; exit 2; }
@@ -55,54 +135,8 @@ echo "profile: $lesson, $run ${args[*]}; the last of 4 launches: $per kernel(s),
 "$NCU" --clock-control none -k "$KFILTER" --launch-skip $((total - per)) --launch-count $per \
     --metrics "$METRICS" -f -o "$OUTF" "$run" "${args[@]}" > "$OUTF.log" 2>&1 ||
     { echo "profile: ncu failed: $(grep -v '^==PROF==' "$OUTF.log" | tail -1)" >&2; exit 1; }
-"$NCU" -i "$OUTF.ncu-rep" --csv --page raw > "$OUTF.csv" 2>/dev/null
-command -v python3 >/dev/null 2>&1 || { echo "profile: no python3 to print the table; see $OUTF.csv"; exit 0; }
-python3 - "$OUTF.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if r]
-head = next(i for i, r in enumerate(rows) if r[0] == "ID")
-names = rows[head]
-data = [r for r in rows[head + 1:] if r[0].isdigit() and len(r) == len(names)]
-col = {n: i for i, n in enumerate(names)}
-show = [  # (label, metric, scale, unit)
-    ("duration", "gpu__time_duration.sum", 1e-3, "us"),
-    ("SM clock", "sm__cycles_elapsed.avg.per_second", 1e-9, "GHz"),
-    ("grid x block", None, 0, ""),
-    ("registers / thread", "launch__registers_per_thread", 1, ""),
-    ("dynamic smem / CTA", "launch__shared_mem_per_block_dynamic", 1 / 1024, "KiB"),
-    ("CTAs/SM limit: regs, smem", None, 0, ""),
-    ("achieved occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%"),
-    ("SM throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "%"),
-    ("tensor pipe active", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 1, "%"),
-    ("FMA pipe active", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 1, "%"),
-    ("DRAM read", "dram__bytes_read.sum", 1 / 2**20, "MiB"),
-    ("DRAM write", "dram__bytes_write.sum", 1 / 2**20, "MiB"),
-    ("DRAM throughput", "dram__throughput.avg.pct_of_peak_sustained_elapsed", 1, "% of peak"),
-    ("L2 bytes (all clients)", "lts__t_bytes.sum", 1 / 2**20, "MiB"),
-    ("L2 hit rate", "lts__t_sector_hit_rate.pct", 1, "%"),
-    ("smem load bank conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1, ""),
-    ("smem load wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1, ""),
-    ("smem store bank conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1, ""),
-]
-stalls = [n for n in names if n.startswith("smsp__average_warps_issue_stalled_")]
-def val(r, m):
-    v = r[col[m]].replace(",", "")
-    try: return float(v)
-    except ValueError: return None
-for r in data:
-    print("\n== %s" % r[col["Kernel Name"]][:110])
-    for label, m, sc, u in show:
-        if label == "grid x block":
-            s = "%s x %s" % (r[col["launch__grid_size"]], r[col["launch__block_size"]])
-        elif label.startswith("CTAs/SM limit"):
-            s = "%s, %s" % (r[col["launch__occupancy_limit_registers"]], r[col["launch__occupancy_limit_shared_mem"]])
-        else:
-            v = val(r, m) if m in col else None
-            s = "n/a" if v is None else ("%.0f" % (v * sc) if sc == 1 and v >= 1000 else "%.3g" % (v * sc))
-        print("  %-28s %s %s" % (label, s, u))
-    st = sorted(((val(r, n) or 0.0, n) for n in stalls), reverse=True)
-    print("  warp stalls (cycles per issued instruction):")
-    for v, n in st[:5]:
-        print("    %-26s %.2f" % (n.replace("smsp__average_warps_issue_stalled_", "").replace("_per_issue_active.ratio", ""), v))
-print("\nraw report: %s" % sys.argv[1])
-PY
+# base units (ns, cycle/second, byte); the table below also reads the CSV's units row and
+# converts whatever scale a given ncu version prints
+"$NCU" -i "$OUTF.ncu-rep" --csv --page raw --print-units base > "$OUTF.csv" 2>/dev/null ||
+    "$NCU" -i "$OUTF.ncu-rep" --csv --page raw > "$OUTF.csv" 2>/dev/null
+print_table "$OUTF.csv"

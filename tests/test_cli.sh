@@ -157,5 +157,15 @@ if [ -x "$BUILD/08_dispatch/run" ] && { [ $has_gpu = 0 ] || ! command -v ncu >/d
     check "profile without ncu/GPU" 3 "profile: " env NCU=/nonexistent/ncu BUILD="$BUILD" bash scripts/profile.sh 08 --size 64x64x64
     check "profile of no lesson" 2 "no lesson matches" env BUILD="$BUILD" bash scripts/profile.sh 77
 fi
+# make profile's table: ncu prints scaled units (msecond, Kbyte, Ghz, Gbyte); the table converts
+# them (tests/data/profile_raw_h200.csv: the values of an H200 run at 8192^3)
+prof=$(bash scripts/profile.sh --table tests/data/profile_raw_h200.csv 2>&1)
+for want in "duration  *2190 us" "SM clock  *1.7 GHz" "dynamic smem / CTA  *216 KiB" \
+    "DRAM read  *1431 MiB" "DRAM write  *126 MiB" "L2 bytes (all clients)  *10300 MiB" \
+    "smem load bank conflicts  *770816" "wait  *2.49"; do
+    if printf '%s\n' "$prof" | grep -q -- "$want"; then pass=$((pass+1)); else
+        fail=$((fail+1)); echo "FAIL profile --table: no line '$want' in: $prof"; fi
+done
+check "profile --table without a file" 2 "needs a readable CSV" bash scripts/profile.sh --table /nonexistent.csv
 echo "cli: $pass passed, $fail failed"
 [ $fail = 0 ]
