@@ -861,6 +861,14 @@ static void set_epilogue(gemm_problem *p, const harness_opts *o, gemm_dtype out,
     p->bias_dtype = o->bias_dtype >= 0 ? (gemm_dtype)o->bias_dtype : out;
 }
 
+/* The operand orders a request runs: the ones asked for, else the lesson's default ones, else
+ * TN. */
+static unsigned request_layouts(const gemm_lesson *L, const harness_opts *o) {
+    return o->layouts           ? o->layouts
+           : L->default_layouts ? L->default_layouts
+                                : GEMM_LAYOUT_BIT(GEMM_TN);
+}
+
 /* The output dtypes, epilogues and bias axes a request runs for inputs d: the ones asked for,
  * else the default output / none / n. */
 static unsigned request_outs(const harness_opts *o, gemm_dtype d) {
@@ -877,6 +885,36 @@ static int popcount(unsigned x) {
     int n = 0;
     for (; x; x &= x - 1) ++n;
     return n;
+}
+
+/* Every problem of a request, in the order a run takes them: input dtype (the bits of dts),
+ * output dtype, epilogue, bias axis, operand order (the bits of layouts), size. fn gets each
+ * problem with its extents, layout, dtypes and epilogue set (no pointers) and ctx. Planning
+ * and --explain both walk this, so the two never list different problems. */
+typedef void (*request_fn)(gemm_problem *p, void *ctx);
+static void for_each_request_problem(const harness_opts *o, unsigned dts, unsigned layouts,
+                                     request_fn fn, void *ctx) {
+    for (int d = 0; d < GEMM_NDTYPES; ++d) {
+        if (!(dts & GEMM_DT_BIT(d))) continue;
+        for (int c = 0; c < GEMM_NDTYPES; ++c) {
+            if (!(request_outs(o, (gemm_dtype)d) & GEMM_DT_BIT(c))) continue;
+            for (int e = 0; e < GEMM_NEPIS; ++e) {
+                if (!(request_epis(o) & (1u << e))) continue;
+                for (int ax = 0; ax < 2; ++ax) {
+                    if (!(request_axes(o, (gemm_epi)e) & (1u << ax))) continue;
+                    for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
+                        if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
+                        for (int s = 0; s < o->nsizes; ++s) {
+                            gemm_problem p;
+                            make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
+                            set_epilogue(&p, o, (gemm_dtype)c, (gemm_epi)e, (gemm_bias_axis)ax);
+                            fn(&p, ctx);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /* Refusals grouped by reason. A request over many variants and sizes can be refused many times
@@ -952,6 +990,17 @@ static void plan_one(harness_plan *pl, int vi, const gemm_problem *p, const harn
     if (!add_refusal(pl, vi, why, p)) ++pl->nlost;
 }
 
+/* harness_plan_cases's walk: each problem of the request, planned for variant vi */
+typedef struct {
+    harness_plan *pl;
+    int vi;
+    const harness_opts *o;
+} plan_ctx;
+static void plan_problem(gemm_problem *p, void *ctx) {
+    const plan_ctx *c = (const plan_ctx *)ctx;
+    plan_one(c->pl, c->vi, p, c->o);
+}
+
 int harness_plan_cases(const gemm_lesson *L, const harness_opts *o, harness_plan *pl, char *err,
                        size_t errlen) {
     memset(pl, 0, sizeof *pl);
@@ -961,39 +1010,14 @@ int harness_plan_cases(const gemm_lesson *L, const harness_opts *o, harness_plan
                           (!o->dtypes || o->dtype_all) && (!o->layouts || o->layout_all) &&
                           (!o->outs || o->out_all) && (!o->epis || o->epi_all) && !o->bias_axes;
     pl->nsizes = o->nsizes;
-    unsigned layouts = o->layouts           ? o->layouts
-                       : L->default_layouts ? L->default_layouts
-                                            : GEMM_LAYOUT_BIT(GEMM_TN);
+    const unsigned layouts = request_layouts(L, o);
     int maxcases = pl->nsel * GEMM_NDTYPES * GEMM_NLAYOUTS * o->nsizes *
                    popcount(o->outs ? o->outs : 1u) * popcount(request_epis(o)) *
                    popcount(o->bias_axes ? o->bias_axes : 1u);
     pl->cases = (harness_case *)xmalloc(sizeof(harness_case) * (size_t)maxcases);
     for (int vi = 0; vi < pl->nsel; ++vi) {
-        const gemm_variant *v = pl->sel[vi];
-        unsigned dts = request_dtypes(o, v);
-        for (int d = 0; d < GEMM_NDTYPES; ++d) {
-            if (!(dts & GEMM_DT_BIT(d))) continue;
-            const unsigned outs = request_outs(o, (gemm_dtype)d);
-            for (int c = 0; c < GEMM_NDTYPES; ++c) {
-                if (!(outs & GEMM_DT_BIT(c))) continue;
-                for (int e = 0; e < GEMM_NEPIS; ++e) {
-                    if (!(request_epis(o) & (1u << e))) continue;
-                    const unsigned axes = request_axes(o, (gemm_epi)e);
-                    for (int ax = 0; ax < 2; ++ax) {
-                        if (!(axes & (1u << ax))) continue;
-                        for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
-                            if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
-                            for (int s = 0; s < o->nsizes; ++s) {
-                                gemm_problem p;
-                                make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
-                                set_epilogue(&p, o, (gemm_dtype)c, (gemm_epi)e, (gemm_bias_axis)ax);
-                                plan_one(pl, vi, &p, o);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        plan_ctx ctx = {pl, vi, o};
+        for_each_request_problem(o, request_dtypes(o, pl->sel[vi]), layouts, plan_problem, &ctx);
     }
     return 0;
 }
@@ -1647,6 +1671,34 @@ static void list_variants(const gemm_lesson *L) {
     }
 }
 
+/* explain_cases's walk: one line per problem, "MxNxK dtype layout[ -> out epilogue (axis)]:
+ * the lesson's explain line", the output, epilogue and axis named when epi_words */
+typedef struct {
+    const harness_opts *o;
+    int epi_words;
+} explain_ctx;
+static void explain_problem(gemm_problem *p, void *ctx) {
+    const explain_ctx *c = (const explain_ctx *)ctx;
+    /* stand-in addresses: 256-byte aligned bases plus the offset */
+    const uintptr_t off = (uintptr_t)c->o->offset * harness_dtype_size(p->dtype);
+    const uintptr_t offc = (uintptr_t)c->o->offset * harness_dtype_size(p->c_dtype);
+    p->A = (const void *)((uintptr_t)0x100000 + off);
+    p->B = (const void *)((uintptr_t)0x200000 + off);
+    p->C = (void *)((uintptr_t)0x300000 + offc);
+    if (GEMM_EPI_HAS_BIAS(p->epilogue)) p->bias = (const void *)0x400000;
+    char line[512];
+    explain_fn(p, line, sizeof line);
+    char epi[64] = "";
+    if (c->epi_words)
+        snprintf(epi, sizeof epi, " -> %s %s%s", dtype_names[p->c_dtype],
+                 harness_epi_name(p->epilogue),
+                 !GEMM_EPI_HAS_BIAS(p->epilogue) ? ""
+                 : p->bias_axis == GEMM_BIAS_M   ? " (bias along m)"
+                                                 : " (bias along n)");
+    printf("%dx%dx%d %s %s%s: %s\n", p->m, p->n, p->k, dtype_names[p->dtype],
+           layout_names[p->layout], epi, line);
+}
+
 /* --explain: the lesson's explain line for every (dtype, output, epilogue, bias axis, layout,
  * size) of the request (the dtypes of its default variant when --dtype is not given; the
  * output, epilogue and axis named in the line only when the request gives --out, --epilogue or
@@ -1657,54 +1709,14 @@ static int explain_cases(const gemm_lesson *L, const harness_opts *o, const char
                 prog, L->id);
         return HARNESS_EXIT_USAGE;
     }
-    unsigned layouts = o->layouts           ? o->layouts
-                       : L->default_layouts ? L->default_layouts
-                                            : GEMM_LAYOUT_BIT(GEMM_TN);
+    const unsigned layouts = request_layouts(L, o);
     unsigned dts = o->dtypes ? o->dtypes : L->variants[0].dtypes;
     char line[512];
     line[0] = '\0';
     explain_fn(NULL, line, sizeof line);
     if (line[0]) printf("%s: %s\n", L->id, line);
-    const int epi_words = o->outs || o->epis || o->bias_axes;
-    for (int d = 0; d < GEMM_NDTYPES; ++d) {
-        if (!(dts & GEMM_DT_BIT(d))) continue;
-        for (int c = 0; c < GEMM_NDTYPES; ++c) {
-            if (!(request_outs(o, (gemm_dtype)d) & GEMM_DT_BIT(c))) continue;
-            for (int e = 0; e < GEMM_NEPIS; ++e) {
-                if (!(request_epis(o) & (1u << e))) continue;
-                for (int ax = 0; ax < 2; ++ax) {
-                    if (!(request_axes(o, (gemm_epi)e) & (1u << ax))) continue;
-                    for (int l = 0; l < GEMM_NLAYOUTS; ++l) {
-                        if (!(layouts & GEMM_LAYOUT_BIT(l))) continue;
-                        for (int s = 0; s < o->nsizes; ++s) {
-                            gemm_problem p;
-                            make_problem(&p, o, (gemm_dtype)d, (gemm_layout)l, o->sizes[s]);
-                            set_epilogue(&p, o, (gemm_dtype)c, (gemm_epi)e, (gemm_bias_axis)ax);
-                            /* stand-in addresses: 256-byte aligned bases plus the offset */
-                            const uintptr_t off =
-                                (uintptr_t)o->offset * harness_dtype_size(p.dtype);
-                            const uintptr_t offc =
-                                (uintptr_t)o->offset * harness_dtype_size(p.c_dtype);
-                            p.A = (const void *)((uintptr_t)0x100000 + off);
-                            p.B = (const void *)((uintptr_t)0x200000 + off);
-                            p.C = (void *)((uintptr_t)0x300000 + offc);
-                            if (GEMM_EPI_HAS_BIAS(p.epilogue)) p.bias = (const void *)0x400000;
-                            explain_fn(&p, line, sizeof line);
-                            char epi[64] = "";
-                            if (epi_words)
-                                snprintf(epi, sizeof epi, " -> %s %s%s", dtype_names[c],
-                                         harness_epi_name((gemm_epi)e),
-                                         !GEMM_EPI_HAS_BIAS(p.epilogue) ? ""
-                                         : ax == GEMM_BIAS_M            ? " (bias along m)"
-                                                                        : " (bias along n)");
-                            printf("%dx%dx%d %s %s%s: %s\n", p.m, p.n, p.k, dtype_names[d],
-                                   layout_names[l], epi, line);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    explain_ctx ctx = {o, o->outs || o->epis || o->bias_axes};
+    for_each_request_problem(o, dts, layouts, explain_problem, &ctx);
     return HARNESS_EXIT_OK;
 }
 
