@@ -728,8 +728,7 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None, epilog
                 if abs(b0 - b1) > 1e-6 * b0:
                     add_point(e["lesson"], f["variant"], e["dtype"], e["layout"], r,
                               "%s %s" % (e["lesson"], f["variant"]))
-    # labels of points close in intensity (within a factor 1.6) alternate right / left of the
-    # marker, fastest first
+    # points close in intensity (within a factor 1.6) form a cluster, labelled below
     pts.sort(key=lambda p: p[0])
     clusters = []
     for p in pts:
@@ -739,6 +738,8 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None, epilog
             clusters.append([p])
     refs = [(d, cublas_at(rows, d, REF)) for d in dts if d != "bf16" or "fp16" not in dts]
     refs = [(d, c) for d, c in refs if c]
+
+    LABEL_GAP = 1.3  # one 10-point text line on the chart's log axis (about 4 decades)
 
     def label_y(tf):
         """a label's height: moved off a cuBLAS line it would sit on"""
@@ -753,10 +754,22 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None, epilog
         f.write("# intensity(FLOP/B) tflops dtype model(0 lanes 1 tile 2 min) side label "
                 "label_y\n")
         for c in clusters:
-            for i, (ai, tf, d, lab, kind) in enumerate(sorted(c, key=lambda p: -p[1])):
+            # the cluster's lower-intensity half labelled on the left, the rest on the right;
+            # on each side, fastest first, labels at least LABEL_GAP apart in height (a
+            # factor: the axis is logarithmic), so that points of nearly equal speed do not
+            # print their labels over each other
+            order = sorted(range(len(c)), key=lambda j: c[j][0])
+            side = {j: int(rank < len(c) // 2) for rank, j in enumerate(order)}  # 1: left
+            last = [None, None]
+            for j in sorted(range(len(c)), key=lambda j: -c[j][1]):
+                ai, tf, d, lab, kind = c[j]
+                y = label_y(tf)
+                if last[side[j]] is not None and y > last[side[j]] / LABEL_GAP:
+                    y = last[side[j]] / LABEL_GAP
+                last[side[j]] = y
                 f.write('%.6g %.6g %d %d %d "%s" %.6g\n' % (ai, tf, DTYPES.index(d),
                                                            ("lanes", "tile", "min").index(kind),
-                                                           i % 2, lab, label_y(tf)))
+                                                           side[j], lab, y))
     pv = provenance(probe_rows)
     bw = probe["hbm_copy"] / 1000.0  # TB/s
     ys = [p[1] for p in pts] + [probe["ffma"], probe["mma_sync_f16_f32"]] + [c for _, c in refs]

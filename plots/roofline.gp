@@ -4,7 +4,8 @@
 # for, with nothing kept in a cache); cuBLAS at 4096^3 as horizontal lines.
 # Usage: gnuplot -c plots/roofline.gp DATDIR/roofline OUTBASE   (reads .dat and .meta.gp)
 # .dat: intensity tflops dtype(0 fp32 1 fp16 2 bf16) model(0 lanes 1 tile 2 min) side(0 right,1 left)
-#       "label" label_y (the label's height: the point's, or moved off a cuBLAS line)
+#       "label" label_y (the label's height: the point's, or moved off a cuBLAS line or another
+#       label; a thin grey line joins a moved label to its point)
 DAT = ARG1 . ".dat"
 OUT = ARG2
 W = 1200
@@ -35,6 +36,7 @@ plot roof(x, mma) with lines lw 2.5 lc rgb "#444444" title sprintf("mma.sync f16
      x * bw with lines lw 1 dt 3 lc rgb "#999999" title sprintf("HBM %.0f GB/s (measured copy)", bw * 1000), \
      DAT using 1:($4 < 2 ? $2 : NaN):(dtcolor($3)) with points pt 7 ps 1.6 lc rgb variable title "kernel at its modelled intensity", \
      DAT using 1:($4 == 2 ? $2 : NaN):(dtcolor($3)) with points pt 6 ps 1.8 lw 2 lc rgb variable title (has_min ? "tiling unknown: minimum traffic (A, B read once)" : ""), \
+     DAT using 1:2:(0):($7 - $2) with vectors nohead lw 1 lc rgb "#aaaaaa" notitle, \
      DAT using 1:($5 == 0 ? $7 : NaN):6 with labels left offset 1.2, 0 font ",10" notitle, \
      DAT using 1:($5 == 1 ? $7 : NaN):6 with labels right offset -1.2, 0 font ",10" notitle, \
      NaN with points pt 7 lc rgb c_fp32 title (has_fp32 ? "fp32" : ""), \
