@@ -58,6 +58,8 @@ has "bankmap plain 8-way" "8-way bank conflict" "$L" bankmap '(8,64):(64,1)' 2
 has "bankmap plain 32 4-way" "4-way bank conflict" "$L" bankmap '(16,32):(32,1)' 2
 has "bankmap swizzled row 3" "        3  12   8   4   0  28  24  20  16" "$L" bankmap '(8,64):(64,1)' 2 3 3 3
 has "bankmap swizzled free" "Sw<3,3,3> o 0 o (8,64):(64,1)" "$L" bankmap '(8,64):(64,1)' 2 3 3 3
+has "swizzle without a layout: its header" "Sw<3,3,3>(x) for x = 0..4095, 16 per row" "$L" swizzle 3 3 3
+has "swizzle without a layout: row 4" "72 73 74 75 76 77 78 79 64 65 66 67 68 69 70 71" "$L" swizzle 3 3 3
 has "bankmap Sw<2,3,3> free" "conflict-free" "$L" bankmap '(8,32):(32,1)' 2 2 3 3
 has "bankmap floats" "        1   4   8  12  16  20  24  28   0" "$L" bankmap '(8,32):(36,1)' 4
 # --help explains the notation

@@ -8,7 +8,7 @@
  *   layouts inverse A                     right and left inverse
  *   layouts coalesce A [PROFILE]          coalesce (by-mode with a profile such as '(1,1)')
  *   layouts filter A
- *   layouts swizzle B M S [L]             Sw<B,M,S> table, or the table of Sw o L
+ *   layouts swizzle B M S [L]             Sw<B,M,S>(x) for the first offsets x, or the table of Sw o L
  *   layouts draw A                        gnuplot data "row col offset"
  *   layouts draw-swizzle B M S A          gnuplot data of Sw<B,M,S> o A
  *   layouts banks A BYTES [B M S]         gnuplot data "row col bank" (optionally swizzled)
@@ -142,7 +142,7 @@ static const char *const commands =
     "  inverse A                    right and left inverse\n"
     "  coalesce A [PROFILE]         coalesce (by-mode with a profile such as '(1,1)')\n"
     "  filter A                     coalesce after dropping stride-0 and size-1 modes\n"
-    "  swizzle B M S [L]            Sw<B,M,S> table, or the table of Sw o L\n"
+    "  swizzle B M S [L]            Sw<B,M,S>(x), 16 offsets x per row, or the table of Sw o L\n"
     "  draw A                       gnuplot data \"row col offset\"\n"
     "  draw-swizzle B M S A         gnuplot data of Sw<B,M,S> o A\n"
     "  banks A BYTES [B M S]        gnuplot data \"row col bank\" (optionally swizzled)\n"
@@ -336,6 +336,7 @@ int main(int argc, char **argv) {
         } else {
             long n = 8L << (sw.m + (sw.s > 0 ? sw.s : 0) + sw.b);
             if (n > 4096) n = 4096;
+            printf("Sw<%d,%d,%d>(x) for x = 0..%ld, 16 per row\n", sw.b, sw.m, sw.s, n - 1);
             for (long x = 0; x < n; ++x)
                 printf("%ld%c", (long)lay_swizzle_apply(sw, x), x % 16 == 15 ? '\n' : ' ');
         }
