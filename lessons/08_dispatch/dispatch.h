@@ -103,7 +103,8 @@ static const disp_config disp_configs[] = {
     {"simt_128x128x8_4w", DISP_SIMT, DISP_FP32, 128, 128, 8, 2, 2, 2, DISP_SPLITK, 0, 0, 2, 2, 0,
      "fp32 FFMA: lesson 04's ldg128_128x128x8_4w (4 warps of 64x64, 16x8/thread), K split"},
     {"simt_32x64x8_2w", DISP_SIMT, DISP_FP32, 32, 64, 8, 1, 2, 2, DISP_SPLITK, 0, 0, 6, 4, 0,
-     "fp32 FFMA, M <= 32: 2 warps of 32x32, 8x4/thread, 6.5 KiB smem, K split per problem"},
+     "fp32 FFMA for small problems (rule F1): 32x64 tiles, 2 warps of 32x32, 8x4/thread, "
+     "6.5 KiB smem, K split per problem"},
 };
 #define DISP_NCONFIGS ((int)(sizeof disp_configs / sizeof disp_configs[0]))
 
