@@ -6,7 +6,8 @@ A loop is a backward branch (BRA to a lower address); its body is every instruct
 branch target to the branch, both included: one trip. For each loop the tool counts the
 instructions (n) and some kinds of them:
   ffma ldg128 sts32 sts128 lds128   FFMA, LDG.E.128, STS (32-bit), STS.128, LDS.128 (lesson 04)
-  hmma ldsm ldgsts bar              HMMA, LDSM, LDGSTS, BAR (the Tensor Core lessons)
+  hmma ldsm ldgsts bar              HMMA (or lesson 09's HGMMA), LDSM, LDGSTS, BAR (the Tensor
+                                    Core lessons)
   mufu lds                          MUFU (any), LDS (any width; lesson 07's epilogue)
 and, over the body taken as a cycle, how the ldmatrix loads sit between the MMAs (a loop with as
 many instructions but its LDSM bunched into groups runs slower on the GPU):
@@ -64,7 +65,7 @@ PRED = re.compile(r"^@!?U?P[0-9T]+\s+")
 KINDS = {  # name: (pattern searched in the instruction text, pattern it must not contain)
     "ffma": (r"FFMA", None), "ldg128": (r"LDG\.E\.128", None), "sts128": (r"STS\.128", None),
     "sts32": (r"STS ", r"STS\.128"), "lds128": (r"LDS\.128", None),
-    "hmma": (r"^HMMA", None), "ldsm": (r"^LDSM", None), "ldgsts": (r"^LDGSTS", None),
+    "hmma": (r"^H(G)?MMA", None), "ldsm": (r"^LDSM", None), "ldgsts": (r"^LDGSTS", None),
     "bar": (r"^BAR", None), "mufu": (r"^MUFU", None), "lds": (r"^LDS(\.|\s)", None),
 }
 
