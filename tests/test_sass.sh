@@ -8,10 +8,11 @@
 #       epilogue), none of the sm_80 path
 #       (HMMA, LDSM, LDGSTS), and no warp-specialized kernel whose wgmma ptxas serialized
 #       (its performance warning C7518)
-#   04-08: the default kernels' main loops within tests/sass_budget.txt (tests/sass_loops.py:
-#   instructions per trip or per K tile, and for 05-08 the ldmatrix placement between the
-#   MMAs): a main loop no longer than recorded, the layouts the kernels index through cost
-#   nothing; 07: its epilogue's element loops (straight-line blocks) no longer than recorded
+#   04-09: the main loops of the kernels of every step within tests/sass_budget.txt
+#   (tests/sass_loops.py: instructions per trip or per K tile, and for 05-08 the ldmatrix
+#   placement between the MMAs; 09: per K tile of HGMMA): a main loop no longer than recorded,
+#   the layouts the kernels index through cost nothing; 07: its epilogue's element loops
+#   (straight-line blocks) no longer than recorded
 #   04: every fragment load (LDS.128) of every kernel at the offsets its layouts give
 #       (tests/frag_offsets_04.c, tests/sass_loops.py frags), and the same check fails on the
 #       machine code with one fragment load deleted
