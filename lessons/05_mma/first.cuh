@@ -13,8 +13,12 @@
  * copy i of thread t at (t / (BK/8), 8*(t % (BK/8))) + (i*128/(BK/8), 0), so 8 neighbouring
  * threads cover one 128-byte row segment (BK = 64). Rows past `rows_left` or columns past
  * `k_left` are zero-filled through cp.async's src-size operand. g: the tile in gmem, rows ld
- * apart; s: one stage of plan_smem_pad(ROWS, BK, PAD). */
-template <int ROWS, int BK, int PAD>
+ * apart; s: one stage of plan_smem_pad(ROWS, BK, PAD). KTAIL = 1 (the kernel for K % 8 != 0):
+ * a chunk that ends its row partly goes through ptx_copy16_zfill's register path; with K % 8
+ * == 0 a chunk is whole or empty and KTAIL = 0 keeps every copy one cp.async, in a separate
+ * instantiation because the register path's code alone (never run there) changes how ptxas
+ * allocates the K loop (gemm.cu, copy_range). */
+template <int ROWS, int BK, int PAD, int KTAIL>
 static __device__ __forceinline__ void first_load_tile(uint16_t *s, const uint16_t *g,
                                                        long long ld, int rows_left, int k_left,
                                                        const uint16_t *safe) {
@@ -31,13 +35,14 @@ static __device__ __forceinline__ void first_load_tile(uint16_t *s, const uint16
         if (row >= rows_left) valid = 0;
         const uint16_t *src = valid ? g + (long long)row * ld + col : safe;
         const int so = (int)lay_swizzled_crd2idx2(plan_smem_pad(ROWS, BK, PAD), row, col);
-        ptx_copy16_zfill(ptx_smem_u32(s + so), src, valid * 2);
+        if (KTAIL) ptx_copy16_zfill(ptx_smem_u32(s + so), src, valid * 2);
+        else       ptx_cp_async_cg16(ptx_smem_u32(s + so), src, valid * 2);
     }
 }
 
 /* C tile (128, 128) at (blockIdx.y, blockIdx.x). Warp w owns the 64x64 block (w / 2, w % 2)
  * of it; acc[mi][ni][0..3] is the C fragment of atom (mi, ni). */
-template <int BF16, int PAD, int BK>
+template <int BF16, int PAD, int BK, int KTAIL>
 __global__ void __launch_bounds__(128) gemm_mma_first(kargs p) {
     enum {
         BM = 128, BN = 128, MI = 4, NI = 8,
@@ -79,17 +84,17 @@ __global__ void __launch_bounds__(128) gemm_mma_first(kargs p) {
     const int kstep = (int)lay_crd2idx2(sL.layout, 0, MMA_K);
 
     /* prologue: tile 0 into stage 0 */
-    first_load_tile<BM, BK, PAD>(sA, gA, p.lda, p.M - m0, p.K, p.A);
-    first_load_tile<BN, BK, PAD>(sB, gB, p.ldb, p.N - n0, p.K, p.B);
+    first_load_tile<BM, BK, PAD, KTAIL>(sA, gA, p.lda, p.M - m0, p.K, p.A);
+    first_load_tile<BN, BK, PAD, KTAIL>(sB, gB, p.ldb, p.N - n0, p.K, p.B);
     ptx_cp_async_commit();
 
     for (int kt = 0; kt < ktiles; ++kt) {
         const int cur = kt % 2;
         if (kt + 1 < ktiles) { /* prefetch tile kt+1 into the other stage */
             const int k1 = (kt + 1) * BK;
-            first_load_tile<BM, BK, PAD>(sA + (cur ^ 1) * stage, gA + k1, p.lda, p.M - m0,
+            first_load_tile<BM, BK, PAD, KTAIL>(sA + (cur ^ 1) * stage, gA + k1, p.lda, p.M - m0,
                                          p.K - k1, p.A);
-            first_load_tile<BN, BK, PAD>(sB + (cur ^ 1) * stage, gB + k1, p.ldb, p.N - n0,
+            first_load_tile<BN, BK, PAD, KTAIL>(sB + (cur ^ 1) * stage, gB + k1, p.ldb, p.N - n0,
                                          p.K - k1, p.B);
             ptx_cp_async_commit();
             PTX_CP_ASYNC_WAIT(1); /* tile kt has landed, kt+1 in flight */
@@ -130,10 +135,10 @@ static size_t first_smem_bytes(int pad, int bk) {
     return (size_t)2 * 2 * lay_crd2idx2(plan_smem_pad(128, bk, pad).layout, 128, 0) * 2;
 }
 
-template <int BF16, int PAD, int BK>
+template <int BF16, int PAD, int BK, int KTAIL>
 static cudaError_t launch_first_one(const kargs *a, cudaStream_t s) {
     const size_t smem = first_smem_bytes(PAD, BK);
-    void (*kernel)(kargs) = gemm_mma_first<BF16, PAD, BK>;
+    void (*kernel)(kargs) = gemm_mma_first<BF16, PAD, BK, KTAIL>;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)smem);
     if (e != cudaSuccess) return e;
@@ -151,8 +156,13 @@ static cudaError_t launch_first(const gemm_problem *p, cudaStream_t s) {
     a.lda = p->lda; a.ldb = p->ldb; a.ldc = p->ldc;
     a.pair_ok = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
     a.rows32 = 0; /* unused */
-    return p->dtype == GEMM_BF16 ? launch_first_one<1, PAD, BK>(&a, s)
-                                 : launch_first_one<0, PAD, BK>(&a, s);
+    /* K % 8 != 0: the instantiation whose copies take a row's partial last chunk (as
+     * gemm.cu's launch_cfg) */
+    if (p->k % 8)
+        return p->dtype == GEMM_BF16 ? launch_first_one<1, PAD, BK, 1>(&a, s)
+                                     : launch_first_one<0, PAD, BK, 1>(&a, s);
+    return p->dtype == GEMM_BF16 ? launch_first_one<1, PAD, BK, 0>(&a, s)
+                                 : launch_first_one<0, PAD, BK, 0>(&a, s);
 }
 
 static cudaError_t launch_padded(const gemm_problem *p, cudaStream_t s) {
