@@ -402,6 +402,16 @@ static __device__ __forceinline__ void k_tile(float acc[MI][NI][4], uint32_t ra[
     }
 }
 
+/* The C-fragment origin of thread tid: (mh[h], nh[h]) = lay_tiled_mma_c_crd(&mma, tid, 2h), the
+ * coordinates of its accumulators c0 (h = 0) and c2 (h = 1) of atom (0, 0) in the CTA tile (tid a
+ * lane: in its warp's block). Every other accumulator lies whole atoms further on (store_c's
+ * comment); store_c, store_c_staged, epi_bias and store_partial start from it. */
+static __device__ __forceinline__ void c_frag_origin(const lay_tiled_mma *mma, int tid, int mh[2],
+                                                     int nh[2]) {
+    lay_tiled_mma_c_crd(mma, tid, 0, &mh[0], &nh[0]);
+    lay_tiled_mma_c_crd(mma, tid, 2, &mh[1], &nh[1]);
+}
+
 /* ---- epilogue: C = alpha*acc + beta*C, straight from the MMA registers -------------------
  * acc[i][j][c] is accumulator value v = c + 4*(i + MI*j) of the tiled MMA, at (m, n) =
  * lay_tiled_mma_c_crd(&mma, tid, v) of the CTA tile at (m0, n0). The kernel evaluates the layout
@@ -416,8 +426,7 @@ static __device__ __forceinline__ void store_c(float acc[MI][NI][4], const kargs
                                                lay_tiled_mma mma, int m0, int n0) {
     const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
     int mh[2], nh[2]; /* c0 and c2 of atom (0, 0) */
-    lay_tiled_mma_c_crd(&mma, threadIdx.x, 0, &mh[0], &nh[0]);
-    lay_tiled_mma_c_crd(&mma, threadIdx.x, 2, &mh[1], &nh[1]);
+    c_frag_origin(&mma, threadIdx.x, mh, nh);
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
@@ -474,8 +483,7 @@ static __device__ __forceinline__ void store_c_staged(float acc[MI][NI][4], cons
     const lay_layout mC = lay_l2(p->M, p->N, (int)p->ldc, 1);
     const int lane = threadIdx.x % 32;
     int rh[2], ch[2]; /* c0 and c2 of atom (0, 0), warp-local */
-    lay_tiled_mma_c_crd(&mma, lane, 0, &rh[0], &ch[0]);
-    lay_tiled_mma_c_crd(&mma, lane, 2, &rh[1], &ch[1]);
+    c_frag_origin(&mma, lane, rh, ch);
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
@@ -525,8 +533,7 @@ template <int MI, int NI>
 static __device__ __forceinline__ void epi_bias(const kargs *p, const kepi *e, lay_tiled_mma mma,
                                                 int m0, int n0, float (*bm)[2], float (*bn)[2]) {
     int mh[2], nh[2]; /* c0 and c2 of atom (0, 0) */
-    lay_tiled_mma_c_crd(&mma, threadIdx.x, 0, &mh[0], &nh[0]);
-    lay_tiled_mma_c_crd(&mma, threadIdx.x, 2, &mh[1], &nh[1]);
+    c_frag_origin(&mma, threadIdx.x, mh, nh);
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll

@@ -44,8 +44,7 @@ static __device__ __forceinline__ void store_partial(const float acc[MI][NI][4],
     float *W = p->ws + (long long)blockIdx.y * p->M * p->N;
     const int pairs = p->N % 2 == 0;
     int mh[2], nh[2]; /* c0 and c2 of atom (0, 0) */
-    lay_tiled_mma_c_crd(&mma, threadIdx.x, 0, &mh[0], &nh[0]);
-    lay_tiled_mma_c_crd(&mma, threadIdx.x, 2, &mh[1], &nh[1]);
+    c_frag_origin(&mma, threadIdx.x, mh, nh);
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
