@@ -41,9 +41,6 @@
 #include "plan.h"
 #include "ptx.h"
 
-#define P4_CAT_(a, b) a##b
-#define P4_CAT(a, b) P4_CAT_(a, b)
-
 /* ---- cp.async (common/ptx.h: LDGSTS on sm_80+) ----------------------------------------
  * ptx_copy16_zfill(smem_u32, src, bytes): 16 bytes, src_bytes (0..16) read, the rest zero-filled:
  * cp.async.cg for a whole or an empty chunk, registers for a partial one (a row's last chunk,
@@ -217,6 +214,12 @@ static __device__ __forceinline__ void p4_copy_issue(const p4_copy_plan *pl, con
     }
 }
 
+/* The pair of copy modes (A's, B's) as one value, the switch of every kernel (kernel.cuh,
+ * kernel_ldg.cuh): a body per pair. */
+static __host__ __device__ constexpr int p4_modes(int a_mode, int b_mode) {
+    return a_mode * P4_NCOPY + b_mode;
+}
+
 /* Copy mode of an operand: K-major operands are transposed by the copy (one float per
  * cp.async, or LDG.128 + 4 STS when synchronous); x-major operands use 16-byte vectors when
  * ld and the base pointer allow (all vector starts are then 16-byte aligned), else 4 bytes. */
@@ -355,136 +358,160 @@ static __device__ __forceinline__ void p4_epilogue(const float *tCrC, const p4_c
     }
 }
 
-/* ---- the kernels: one per tile configuration (kernel.cuh) --------------------------------
+/* ---- the kernels: one per tile configuration -----------------------------------------
+ * kernel.cuh (cp.async or synchronous copies) and kernel_ldg.cuh (register-staged copies) are
+ * templates over a configuration type; each configuration below (plan.h's CFG_* constants)
+ * gets its own named __global__ kernel, a call of p4_cp_kernel / p4_ldg_kernel, and a launch
+ * function for the variant table. Named kernels rather than kernel templates: the names stay
+ * short in profiles and SASS listings, and one configuration (ldg128_128x128x8_4w: FRAG2)
+ * differs between the sm_80 and the sm_90 code, which is fine inside a kernel's body but not
+ * in a kernel template's arguments (the host code launches the kernel the host pass names).
  * P4_MINB_8X8: CTAs per SM promised by the pipelined 8x8-per-thread kernels. 2 caps them at
  * 128 registers, and the copy plans then spill (ptxas); 1 lets them take what they need.
  * Tune on the GPU: build with -DP4_MINB_8X8=2 to compare. */
+#include "kernel.cuh"
+#include "kernel_ldg.cuh"
+
 #ifndef P4_MINB_8X8
 #define P4_MINB_8X8 1
 #endif
-#define K_NAME gemm04_fast
-#define K_BLK_M CFG_FAST_BLK_M
-#define K_BLK_N CFG_FAST_BLK_N
-#define K_BLK_K CFG_FAST_BLK_K
-#define K_WARP_M CFG_FAST_WARP_M
-#define K_WARP_N CFG_FAST_WARP_N
-#define K_THR_M CFG_FAST_THR_M
-#define K_THR_N CFG_FAST_THR_N
-#define K_STAGES CFG_FAST_STAGES
-#define K_MINB P4_MINB_8X8
-#include "kernel.cuh"
+typedef p4_cp_cfg<CFG_FAST_BLK_M, CFG_FAST_BLK_N, CFG_FAST_BLK_K, CFG_FAST_WARP_M, CFG_FAST_WARP_N,
+                  CFG_FAST_THR_M, CFG_FAST_THR_N, CFG_FAST_STAGES, P4_MINB_8X8>
+    cfg_fast;
+__global__ void __launch_bounds__(cfg_fast::NTHR, cfg_fast::MINB)
+    gemm04_fast(int M, int N, int K, float alpha, const float *__restrict__ A, long long lda,
+                int a_mode, const float *__restrict__ B, long long ldb, int b_mode, float beta,
+                float *__restrict__ C, long long ldc, int c_vec) {
+    p4_cp_kernel<cfg_fast>(M, N, K, alpha, A, lda, a_mode, B, ldb, b_mode, beta, C, ldc, c_vec);
+}
+static cudaError_t launch_gemm04_fast(const gemm_problem *p, cudaStream_t stream) {
+    return p4_cp_launch<cfg_fast>(p, stream, gemm04_fast);
+}
 
-#define K_NAME gemm04_fast_k16
-#define K_BLK_M CFG_K16_BLK_M
-#define K_BLK_N CFG_K16_BLK_N
-#define K_BLK_K CFG_K16_BLK_K
-#define K_WARP_M CFG_K16_WARP_M
-#define K_WARP_N CFG_K16_WARP_N
-#define K_THR_M CFG_K16_THR_M
-#define K_THR_N CFG_K16_THR_N
-#define K_STAGES CFG_K16_STAGES
-#define K_MINB 1
-#include "kernel.cuh"
+typedef p4_cp_cfg<CFG_K16_BLK_M, CFG_K16_BLK_N, CFG_K16_BLK_K, CFG_K16_WARP_M, CFG_K16_WARP_N,
+                  CFG_K16_THR_M, CFG_K16_THR_N, CFG_K16_STAGES, 1>
+    cfg_fast_k16;
+__global__ void __launch_bounds__(cfg_fast_k16::NTHR, cfg_fast_k16::MINB)
+    gemm04_fast_k16(int M, int N, int K, float alpha, const float *__restrict__ A, long long lda,
+                    int a_mode, const float *__restrict__ B, long long ldb, int b_mode, float beta,
+                    float *__restrict__ C, long long ldc, int c_vec) {
+    p4_cp_kernel<cfg_fast_k16>(M, N, K, alpha, A, lda, a_mode, B, ldb, b_mode, beta, C, ldc, c_vec);
+}
+static cudaError_t launch_gemm04_fast_k16(const gemm_problem *p, cudaStream_t stream) {
+    return p4_cp_launch<cfg_fast_k16>(p, stream, gemm04_fast_k16);
+}
 
 /* (a 128x256x8 / 16x8-per-thread configuration, CFG_N256 in plan.h, spilled at 255
  * registers with the copy plans; it is left out until it fits) */
 
-#define K_NAME gemm04_fast_s4
-#define K_BLK_M CFG_S4_BLK_M
-#define K_BLK_N CFG_S4_BLK_N
-#define K_BLK_K CFG_S4_BLK_K
-#define K_WARP_M CFG_S4_WARP_M
-#define K_WARP_N CFG_S4_WARP_N
-#define K_THR_M CFG_S4_THR_M
-#define K_THR_N CFG_S4_THR_N
-#define K_STAGES CFG_S4_STAGES
-#define K_MINB P4_MINB_8X8
-#include "kernel.cuh"
+typedef p4_cp_cfg<CFG_S4_BLK_M, CFG_S4_BLK_N, CFG_S4_BLK_K, CFG_S4_WARP_M, CFG_S4_WARP_N,
+                  CFG_S4_THR_M, CFG_S4_THR_N, CFG_S4_STAGES, P4_MINB_8X8>
+    cfg_fast_s4;
+__global__ void __launch_bounds__(cfg_fast_s4::NTHR, cfg_fast_s4::MINB)
+    gemm04_fast_s4(int M, int N, int K, float alpha, const float *__restrict__ A, long long lda,
+                   int a_mode, const float *__restrict__ B, long long ldb, int b_mode, float beta,
+                   float *__restrict__ C, long long ldc, int c_vec) {
+    p4_cp_kernel<cfg_fast_s4>(M, N, K, alpha, A, lda, a_mode, B, ldb, b_mode, beta, C, ldc, c_vec);
+}
+static cudaError_t launch_gemm04_fast_s4(const gemm_problem *p, cudaStream_t stream) {
+    return p4_cp_launch<cfg_fast_s4>(p, stream, gemm04_fast_s4);
+}
 
-#define K_NAME gemm04_cp2
-#define K_BLK_M CFG_CP2_BLK_M
-#define K_BLK_N CFG_CP2_BLK_N
-#define K_BLK_K CFG_CP2_BLK_K
-#define K_WARP_M CFG_CP2_WARP_M
-#define K_WARP_N CFG_CP2_WARP_N
-#define K_THR_M CFG_CP2_THR_M
-#define K_THR_N CFG_CP2_THR_N
-#define K_STAGES CFG_CP2_STAGES
-#define K_MINB P4_MINB_8X8
-#include "kernel.cuh"
+typedef p4_cp_cfg<CFG_CP2_BLK_M, CFG_CP2_BLK_N, CFG_CP2_BLK_K, CFG_CP2_WARP_M, CFG_CP2_WARP_N,
+                  CFG_CP2_THR_M, CFG_CP2_THR_N, CFG_CP2_STAGES, P4_MINB_8X8>
+    cfg_cp2;
+__global__ void __launch_bounds__(cfg_cp2::NTHR, cfg_cp2::MINB)
+    gemm04_cp2(int M, int N, int K, float alpha, const float *__restrict__ A, long long lda,
+               int a_mode, const float *__restrict__ B, long long ldb, int b_mode, float beta,
+               float *__restrict__ C, long long ldc, int c_vec) {
+    p4_cp_kernel<cfg_cp2>(M, N, K, alpha, A, lda, a_mode, B, ldb, b_mode, beta, C, ldc, c_vec);
+}
+static cudaError_t launch_gemm04_cp2(const gemm_problem *p, cudaStream_t stream) {
+    return p4_cp_launch<cfg_cp2>(p, stream, gemm04_cp2);
+}
 
-#define K_NAME gemm04_vec
-#define K_BLK_M CFG_VEC_BLK_M
-#define K_BLK_N CFG_VEC_BLK_N
-#define K_BLK_K CFG_VEC_BLK_K
-#define K_WARP_M CFG_VEC_WARP_M
-#define K_WARP_N CFG_VEC_WARP_N
-#define K_THR_M CFG_VEC_THR_M
-#define K_THR_N CFG_VEC_THR_N
-#define K_STAGES CFG_VEC_STAGES
-#define K_MINB P4_MINB_8X8
-#include "kernel.cuh"
+typedef p4_cp_cfg<CFG_VEC_BLK_M, CFG_VEC_BLK_N, CFG_VEC_BLK_K, CFG_VEC_WARP_M, CFG_VEC_WARP_N,
+                  CFG_VEC_THR_M, CFG_VEC_THR_N, CFG_VEC_STAGES, P4_MINB_8X8>
+    cfg_vec;
+__global__ void __launch_bounds__(cfg_vec::NTHR, cfg_vec::MINB)
+    gemm04_vec(int M, int N, int K, float alpha, const float *__restrict__ A, long long lda,
+               int a_mode, const float *__restrict__ B, long long ldb, int b_mode, float beta,
+               float *__restrict__ C, long long ldc, int c_vec) {
+    p4_cp_kernel<cfg_vec>(M, N, K, alpha, A, lda, a_mode, B, ldb, b_mode, beta, C, ldc, c_vec);
+}
+static cudaError_t launch_gemm04_vec(const gemm_problem *p, cudaStream_t stream) {
+    return p4_cp_launch<cfg_vec>(p, stream, gemm04_vec);
+}
 
 /* Register-staged kernels (kernel_ldg.cuh): LDG.128 -> registers -> STS, 2 smem buffers. */
-#define K_NAME gemm04_ldg_1cta
-#define K_BLK_M CFG_L1C_BLK_M
-#define K_BLK_N CFG_L1C_BLK_N
-#define K_BLK_K CFG_L1C_BLK_K
-#define K_WARP_M CFG_L1C_WARP_M
-#define K_WARP_N CFG_L1C_WARP_N
-#define K_THR_M CFG_L1C_THR_M
-#define K_THR_N CFG_L1C_THR_N
-#define K_MINB 1
-#define K_FRAG2 1
-#define K_PEEL 1
-#include "kernel_ldg.cuh"
+typedef p4_ldg_cfg<CFG_L1C_BLK_M, CFG_L1C_BLK_N, CFG_L1C_BLK_K, CFG_L1C_WARP_M, CFG_L1C_WARP_N,
+                   CFG_L1C_THR_M, CFG_L1C_THR_N, 1, 1, 1>
+    cfg_ldg_1cta;
+__global__ void __launch_bounds__(cfg_ldg_1cta::NTHR, cfg_ldg_1cta::MINB)
+    gemm04_ldg_1cta(int M, int N, int K, float alpha, const float *__restrict__ A, long long a_sx,
+                    long long a_sk, int a_mode, const float *__restrict__ B, long long b_sx,
+                    long long b_sk, int b_mode, float beta, float *__restrict__ C, long long ldc,
+                    int c_vec) {
+    p4_ldg_kernel<cfg_ldg_1cta>(M, N, K, alpha, A, a_sx, a_sk, a_mode, B, b_sx, b_sk, b_mode, beta,
+                                C, ldc, c_vec);
+}
+static cudaError_t launch_gemm04_ldg_1cta(const gemm_problem *p, cudaStream_t stream) {
+    return p4_ldg_launch<cfg_ldg_1cta>(p, stream, gemm04_ldg_1cta);
+}
 
-#define K_NAME gemm04_ldg_n256
-#define K_BLK_M CFG_L256_BLK_M
-#define K_BLK_N CFG_L256_BLK_N
-#define K_BLK_K CFG_L256_BLK_K
-#define K_WARP_M CFG_L256_WARP_M
-#define K_WARP_N CFG_L256_WARP_N
-#define K_THR_M CFG_L256_THR_M
-#define K_THR_N CFG_L256_THR_N
-#define K_MINB 1
-#define K_FRAG2 1
-#define K_PEEL 1
-#include "kernel_ldg.cuh"
+typedef p4_ldg_cfg<CFG_L256_BLK_M, CFG_L256_BLK_N, CFG_L256_BLK_K, CFG_L256_WARP_M, CFG_L256_WARP_N,
+                   CFG_L256_THR_M, CFG_L256_THR_N, 1, 1, 1>
+    cfg_ldg_n256;
+__global__ void __launch_bounds__(cfg_ldg_n256::NTHR, cfg_ldg_n256::MINB)
+    gemm04_ldg_n256(int M, int N, int K, float alpha, const float *__restrict__ A, long long a_sx,
+                    long long a_sk, int a_mode, const float *__restrict__ B, long long b_sx,
+                    long long b_sk, int b_mode, float beta, float *__restrict__ C, long long ldc,
+                    int c_vec) {
+    p4_ldg_kernel<cfg_ldg_n256>(M, N, K, alpha, A, a_sx, a_sk, a_mode, B, b_sx, b_sk, b_mode, beta,
+                                C, ldc, c_vec);
+}
+static cudaError_t launch_gemm04_ldg_n256(const gemm_problem *p, cudaStream_t stream) {
+    return p4_ldg_launch<cfg_ldg_n256>(p, stream, gemm04_ldg_n256);
+}
 
-#define K_NAME gemm04_ldg_k16
-#define K_BLK_M CFG_L16_BLK_M
-#define K_BLK_N CFG_L16_BLK_N
-#define K_BLK_K CFG_L16_BLK_K
-#define K_WARP_M CFG_L16_WARP_M
-#define K_WARP_N CFG_L16_WARP_N
-#define K_THR_M CFG_L16_THR_M
-#define K_THR_N CFG_L16_THR_N
-#define K_MINB 1
-#define K_FRAG2 1
-#define K_PEEL 1
-#include "kernel_ldg.cuh"
+typedef p4_ldg_cfg<CFG_L16_BLK_M, CFG_L16_BLK_N, CFG_L16_BLK_K, CFG_L16_WARP_M, CFG_L16_WARP_N,
+                   CFG_L16_THR_M, CFG_L16_THR_N, 1, 1, 1>
+    cfg_ldg_k16;
+__global__ void __launch_bounds__(cfg_ldg_k16::NTHR, cfg_ldg_k16::MINB)
+    gemm04_ldg_k16(int M, int N, int K, float alpha, const float *__restrict__ A, long long a_sx,
+                   long long a_sk, int a_mode, const float *__restrict__ B, long long b_sx,
+                   long long b_sk, int b_mode, float beta, float *__restrict__ C, long long ldc,
+                   int c_vec) {
+    p4_ldg_kernel<cfg_ldg_k16>(M, N, K, alpha, A, a_sx, a_sk, a_mode, B, b_sx, b_sk, b_mode, beta,
+                               C, ldc, c_vec);
+}
+static cudaError_t launch_gemm04_ldg_k16(const gemm_problem *p, cudaStream_t stream) {
+    return p4_ldg_launch<cfg_ldg_k16>(p, stream, gemm04_ldg_k16);
+}
 
 /* 4 warps of 64x64 (128 threads, 128 accumulators each) and 2 CTAs per SM: the same 8 warps
  * per SM as the 128x256 tile, but in two independent CTAs, so one CTA's barrier waits and
  * prologue/epilogue overlap the other's FFMAs (cuBLAS's SGEMM on the H200 is built this way:
  * README section 7). */
-#define K_NAME gemm04_ldg_4w
-#define K_BLK_M CFG_L4W_BLK_M
-#define K_BLK_N CFG_L4W_BLK_N
-#define K_BLK_K CFG_L4W_BLK_K
-#define K_WARP_M CFG_L4W_WARP_M
-#define K_WARP_N CFG_L4W_WARP_N
-#define K_THR_M CFG_L4W_THR_M
-#define K_THR_N CFG_L4W_THR_N
-#define K_MINB 2
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define K_FRAG2 0 /* sm_80's ptxas spills the double-buffered fragments at 255 registers */
+#define P4_FRAG2_4W 0 /* sm_80's ptxas spills the double-buffered fragments at 255 registers */
 #else
-#define K_FRAG2 1
+#define P4_FRAG2_4W 1
 #endif
-#define K_PEEL 1
-#include "kernel_ldg.cuh"
+typedef p4_ldg_cfg<CFG_L4W_BLK_M, CFG_L4W_BLK_N, CFG_L4W_BLK_K, CFG_L4W_WARP_M, CFG_L4W_WARP_N,
+                   CFG_L4W_THR_M, CFG_L4W_THR_N, 2, P4_FRAG2_4W, 1>
+    cfg_ldg_4w;
+__global__ void __launch_bounds__(cfg_ldg_4w::NTHR, cfg_ldg_4w::MINB)
+    gemm04_ldg_4w(int M, int N, int K, float alpha, const float *__restrict__ A, long long a_sx,
+                  long long a_sk, int a_mode, const float *__restrict__ B, long long b_sx,
+                  long long b_sk, int b_mode, float beta, float *__restrict__ C, long long ldc,
+                  int c_vec) {
+    p4_ldg_kernel<cfg_ldg_4w>(M, N, K, alpha, A, a_sx, a_sk, a_mode, B, b_sx, b_sk, b_mode, beta, C,
+                              ldc, c_vec);
+}
+static cudaError_t launch_gemm04_ldg_4w(const gemm_problem *p, cudaStream_t stream) {
+    return p4_ldg_launch<cfg_ldg_4w>(p, stream, gemm04_ldg_4w);
+}
 
 /* Refusals: the grid is 1-D (grouped rasterization), limited to 2^31-1 CTAs, and offsets
  * inside an operand tile are 32-bit (P4_MAX_LD). */
