@@ -27,13 +27,13 @@
 typedef struct {
     const char *name;
     p4_cfg cfg;
-    int stages; /* kernel.cuh: K_STAGES; kernel_ldg.cuh: 0 */
+    int stages; /* kernel.cuh: p4_cp_cfg's STAGES; kernel_ldg.cuh: 0 */
 } kern04;
 
 #define CFG(P) \
     { P##_BLK_M, P##_BLK_N, P##_BLK_K, P##_WARP_M, P##_WARP_N, P##_THR_M, P##_THR_N }
 
-/* Every kernel gemm.cu stamps out (keep in step with its #include list). */
+/* Every kernel gemm.cu defines (keep in step with its configurations and __global__ kernels). */
 static const kern04 kernels[] = {
     {"gemm04_fast", CFG(CFG_FAST), CFG_FAST_STAGES},
     {"gemm04_fast_k16", CFG(CFG_K16), CFG_K16_STAGES},
