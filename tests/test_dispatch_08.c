@@ -5,8 +5,8 @@
  *   - the registry: unique names, smem as plan.h computes it and within the GPU, CTAs per SM
  *     that the smem allows, threads and register caps;
  *   - which configuration (split, orientation, rule) each shape of the suite
- *     (plots/data/shapes.txt), the tuning run's shapes off it and a few more get; T7 against
- *     T8 around its wave borders (tiles per SM, the last wave's fill);
+ *     (plots/data/shapes.txt), the tuning run's shapes off it and a few more get; T8 against
+ *     T9 around its wave borders (tiles per SM, the last wave's fill);
  *   - rule R1's copies: K zero-padded to a multiple of 8, and the rules pick for that padded
  *     problem (the split it gets, no K tile of pad alone);
  *   - every shape of a grid over 1..65536 in every layout, dtype and alignment gets a
@@ -58,7 +58,7 @@ typedef struct {
     const char *cfg;
     int split; /* 0: do not check */
     int transposed;
-    const char *rule; /* "R1 T8": copied K-major first (rule R1), then rule T8 picked */
+    const char *rule; /* "R1 T9": copied K-major first (rule R1), then rule T9 picked */
 } want;
 
 static void check_want(const want *w) {
@@ -84,12 +84,12 @@ static void check_want(const want *w) {
  * workspace, the generic path (T1) when they do not. */
 Test(choose, other_layouts_and_unaligned_operands) {
     static const want ws[] = {
-        {4096, 4096, 4096, GEMM_FP16, GEMM_NN, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
-        {4096, 4096, 4096, GEMM_BF16, GEMM_NT, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
+        {4096, 4096, 4096, GEMM_FP16, GEMM_NN, "128x256x64_s3_persistent", 1, 0, "R1 T9"},
+        {4096, 4096, 4096, GEMM_BF16, GEMM_NT, "128x256x64_s3_persistent", 1, 0, "R1 T9"},
         {16, 4096, 4096, GEMM_FP16, GEMM_TT, "16x128x64_s4_splitk", 12, 0, "R1 T2"},
         {4096, 16, 4096, GEMM_FP16, GEMM_NT, "16x128x64_s4_splitk", 12, 1, "R1 T4"},
-        {127, 127, 127, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "R1 T7"},
-        {8192, 8192, 8192, GEMM_FP16, GEMM_NN, "128x256x64_s3_persistent", 1, 0, "R1 T8"},
+        {127, 127, 127, GEMM_FP16, GEMM_TN, "16x128x64_s4", 1, 0, "R1 T6"},
+        {8192, 8192, 8192, GEMM_FP16, GEMM_NN, "128x256x64_s3_persistent", 1, 0, "R1 T9"},
         {16384, 8192, 8192, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "T1"}, /* 384 MiB */
     };
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
@@ -97,7 +97,7 @@ Test(choose, other_layouts_and_unaligned_operands) {
     gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 1); /* one element off */
     disp_choice c;
     cr_assert_eq(disp_choose(&p, &d, &c), 0);
-    cr_assert(c.repack && !strcmp(disp_rules[c.rule].id, "T8"));
+    cr_assert(c.repack && !strcmp(disp_rules[c.rule].id, "T9"));
     /* the copies: K-major and dense, K zero-padded to a multiple of 8 (the ld too), each
      * 256-byte aligned in the workspace */
     cr_assert_eq(disp_repack_k(4093), 4096);
@@ -159,10 +159,10 @@ Test(choose, r1_rules_see_the_padded_k) {
     cr_assert_eq(disp_choose(&p, &d, &c), 0);
     cr_assert(c.repack && c.split == 4 && !strcmp(disp_rules[c.rule].id, "T2"), "split %d",
               c.split);
-    /* 4093^3: the rules see 4093x4093x4096 and take T8 */
+    /* 4093^3: the rules see 4093x4093x4096 and take T9 */
     p = problem(4093, 4093, 4093, GEMM_BF16, GEMM_TN, 0, 0);
     cr_assert_eq(disp_choose(&p, &d, &c), 0);
-    cr_assert(c.repack && c.split == 1 && !strcmp(disp_rules[c.rule].id, "T8"));
+    cr_assert(c.repack && c.split == 1 && !strcmp(disp_rules[c.rule].id, "T9"));
     cr_assert_eq(disp_choice_problem(&p, &c).k, 4096);
     /* every TC tile's BK is a multiple of 8: K8 has the K tiles of K, none of pad alone */
     for (int ci = 0; ci < DISP_NCONFIGS; ++ci) {
@@ -179,20 +179,20 @@ Test(choose, r1_rules_see_the_padded_k) {
 static const want suite[] = {
     {16, 4096, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 12, 0, "T2"},
     {64, 4096, 4096, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
-    {128, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 8, 0, "T6"},
-    {128, 14336, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
-    {512, 512, 512, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 2, 0, "T6"},
-    {1024, 1024, 1024, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
-    {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"},
-    {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-    {8192, 8192, 8192, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-    {1024, 1024, 16384, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
-    {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-    {4096, 4096, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-    {8192, 8192, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-    {2048, 14336, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-    {4096, 4096, 4104, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-    {4093, 4093, 4093, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "R1 T8"}, /* odd lda */
+    {128, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 8, 0, "T7"},
+    {128, 14336, 4096, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"},
+    {512, 512, 512, GEMM_FP16, GEMM_TN, "16x128x64_s4", 1, 0, "T6"},
+    {1024, 1024, 1024, GEMM_FP16, GEMM_TN, "64x128x64_s3", 1, 0, "T6"},
+    {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"},
+    {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
+    {8192, 8192, 8192, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
+    {1024, 1024, 16384, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T7"},
+    {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
+    {4096, 4096, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
+    {8192, 8192, 1024, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
+    {2048, 14336, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
+    {4096, 4096, 4104, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
+    {4093, 4093, 4093, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "R1 T9"}, /* odd lda */
 };
 #define NSUITE ((int)(sizeof suite / sizeof suite[0]))
 
@@ -244,12 +244,12 @@ Test(choose, small_m_small_n_and_deep_k) {
         {1, 4096, 4096, GEMM_BF16, GEMM_TN, "16x128x64_s4_splitk", 12, 0, "T2"},
         {8, 11008, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 4, 0, "T2"},
         {32, 4096, 11008, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
-        {16, 65536, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 1, 0, "T2"}, /* 512 tiles */
+        {16, 65536, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4", 1, 0, "T2"}, /* 512 tiles */
         {4096, 16, 4096, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 12, 1, "T4"},
         {4096, 1, 704, GEMM_FP16, GEMM_TN, "16x128x64_s4_splitk", 2, 1, "T4"},
         {14336, 48, 4096, GEMM_BF16, GEMM_TN, "64x128x64_s3_splitk", 2, 1, "T5"},
-        {256, 256, 65536, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 16, 0, "T6"},
-        {96, 96, 96, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 2 K tiles: no split */
+        {256, 256, 65536, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 16, 0, "T7"},
+        {96, 96, 96, GEMM_FP16, GEMM_TN, "16x128x64_s4", 1, 0, "T6"}, /* 1 tile of 128x128 */
     };
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
 }
@@ -257,12 +257,12 @@ Test(choose, small_m_small_n_and_deep_k) {
 /* The tuning run's seven shapes off the suite (notes/perf.md run 11-2), fp16 TN. */
 static const want tune_extra[] = {
     {32, 4096, 4096, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},
-    {256, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T6"},
-    {768, 768, 768, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 3, 0, "T6"},
-    {1536, 1536, 1536, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 72 tiles */
-    {3072, 3072, 3072, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 288: 2.18/SM */
-    {4096, 11008, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 1376 */
-    {96, 8192, 8192, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 0, 0, "T6"},        /* M > 64 */
+    {256, 4096, 4096, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T7"},
+    {768, 768, 768, GEMM_FP16, GEMM_TN, "64x128x64_s3", 1, 0, "T6"},
+    {1536, 1536, 1536, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 72 tiles */
+    {3072, 3072, 3072, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 288: 2.18/SM */
+    {4096, 11008, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 1376 */
+    {96, 8192, 8192, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 0, 0, "T7"},        /* M > 64 */
 };
 
 Test(choose, the_tuning_runs_shapes_off_the_suite) {
@@ -270,38 +270,73 @@ Test(choose, the_tuning_runs_shapes_off_the_suite) {
         check_want(&tune_extra[i]);
 }
 
-/* T7 against T8: 128x256 tiles per SM (132 SMs, one persistent CTA each). Under one tile per SM,
+/* T8 against T9: 128x256 tiles per SM (132 SMs, one persistent CTA each). Under one tile per SM,
  * or under 5 with the last wave at most half full (<= 66 of 132 CTAs), 128x128x64_s3; else the
  * persistent kernel. Shapes BLK_M x BLK_N multiples, so tiles = (M/128) * (N/256). */
 Test(choose, t7_takes_few_waves_with_a_sparse_last_wave) {
     static const want ws[] = {
-        {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 128: 0.97 */
-        {1536, 2816, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 132 */
-        {896, 4864, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"},  /* 133: 1 + 1 */
-        {1408, 4608, 2048, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 198: 1 + 66 */
-        {1280, 5120, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 200 */
-        {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 256 */
-        {1024, 8448, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 264 */
-        {640, 13568, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 265: 2 + 1 */
-        {3072, 3072, 3072, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 288: 2 + 24 */
-        {1920, 5632, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 330: 2 + 66 */
-        {512, 21248, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 332 */
-        {2048, 6400, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 400: 3 + 4 */
-        {4096, 3328, 4096, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 416: 3 + 20 */
-        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 512 */
-        {4608, 4096, 4096, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T7"}, /* 576: 4 + 48 */
-        {4608, 4352, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 612 */
-        {5632, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"}, /* 704 */
-        {3069, 3070, 3071, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "R1 T7"},         /* copies */
+        {2048, 2048, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 128: 0.97 */
+        {1536, 2816, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 132 */
+        {896, 4864, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"},  /* 133: 1 + 1 */
+        {1408, 4608, 2048, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 198: 1 + 66 */
+        {1280, 5120, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 200 */
+        {8192, 1024, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 256 */
+        {1024, 8448, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 264 */
+        {640, 13568, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 265: 2 + 1 */
+        {3072, 3072, 3072, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 288: 2 + 24 */
+        {1920, 5632, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 330: 2 + 66 */
+        {512, 21248, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 332 */
+        {2048, 6400, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 400: 3 + 4 */
+        {4096, 3328, 4096, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 416: 3 + 20 */
+        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 512 */
+        {4608, 4096, 4096, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 576: 4 + 48 */
+        {4608, 4352, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 612 */
+        {5632, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 704 */
+        {3069, 3070, 3071, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "R1 T8"},         /* copies */
     };
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
     /* the count is the GPU's: on 100 SMs 3072^3's 288 tiles are 2.88 waves, the last one 88 of
      * 100 full, which the persistent kernel keeps */
-    cr_assert(disp_t7_waves(288, 132) && !disp_t7_waves(288, 100));
-    cr_assert(disp_t7_waves(99, 100) && !disp_t7_waves(100, 100) && disp_t7_waves(150, 100));
-    cr_assert(!disp_t7_waves(151, 100) && !disp_t7_waves(200, 100) && disp_t7_waves(250, 100));
-    cr_assert(!disp_t7_waves(251, 100) && disp_t7_waves(301, 100) && disp_t7_waves(450, 100));
-    cr_assert(!disp_t7_waves(351, 100) && !disp_t7_waves(400, 100) && !disp_t7_waves(501, 100));
+    cr_assert(disp_t8_waves(288, 132) && !disp_t8_waves(288, 100));
+    cr_assert(disp_t8_waves(99, 100) && !disp_t8_waves(100, 100) && disp_t8_waves(150, 100));
+    cr_assert(!disp_t8_waves(151, 100) && !disp_t8_waves(200, 100) && disp_t8_waves(250, 100));
+    cr_assert(!disp_t8_waves(251, 100) && disp_t8_waves(301, 100) && disp_t8_waves(450, 100));
+    cr_assert(!disp_t8_waves(351, 100) && !disp_t8_waves(400, 100) && !disp_t8_waves(501, 100));
+}
+
+/* T6 against T7 and T8 (132 SMs): T6 takes fewer 128x128 tiles than half the SMs (65, not 66)
+ * with K <= 2048, with 64-row tiles when they number at least half the SMs (66), else 16-row
+ * ones; a longer K is T7's split, 66 tiles or more T8's. A split-K configuration whose split
+ * comes out 1 is named by its unsplit twin. */
+Test(choose, t6_borders) {
+    static const want ws[] = {
+        {1024, 1024, 2048, GEMM_FP16, GEMM_TN, "64x128x64_s3", 1, 0, "T6"},
+        {1024, 1024, 2056, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T7"},
+        {640, 1664, 1024, GEMM_BF16, GEMM_TN, "64x128x64_s3", 1, 0, "T6"},     /* 65 tiles */
+        {768, 1408, 1024, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"},    /* 66 tiles */
+        {768, 1408, 8192, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"},    /* 66, deep K */
+        {704, 768, 512, GEMM_FP16, GEMM_TN, "64x128x64_s3", 1, 0, "T6"},       /* 66 of 64x128 */
+        {832, 640, 512, GEMM_FP16, GEMM_TN, "16x128x64_s4", 1, 0, "T6"},       /* 65 of 64x128 */
+        {65, 65, 1, GEMM_FP16, GEMM_TN, "16x128x64_s4", 1, 0, "R1 T6"},        /* K padded to 8 */
+        {1000, 1000, 1000, GEMM_FP16, GEMM_NT, "64x128x64_s3", 1, 0, "R1 T6"}, /* the copies */
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+    /* the SMs are the GPU's: with 64, 1024^2's 64 tiles are not fewer than half of them */
+    disp_device d = dev();
+    d.sms = 64;
+    gemm_problem p = problem(1024, 1024, 1024, GEMM_FP16, GEMM_TN, 0, 0);
+    disp_choice c;
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_str_eq(disp_rules[c.rule].id, "T8");
+    p = problem(512, 512, 512, GEMM_FP16, GEMM_TN, 0, 0); /* 16 tiles: 32 of 64x128 */
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_str_eq(disp_configs[c.cfg].name, "64x128x64_s3");
+    /* twins: the same kernel, the split fixed at 1 */
+    const int s = disp_find("64x128x64_s3_splitk"), u = disp_find("64x128x64_s3");
+    cr_assert(s >= 0 && u >= 0 && disp_unsplit_twin(s) == u && disp_unsplit_twin(u) == u);
+    cr_assert_eq(disp_unsplit_twin(disp_find("16x128x64_s4_splitk")), disp_find("16x128x64_s4"));
+    const int k = disp_find("128x128x32_s4_splitk"); /* 128x128x32_s4 is another schedule */
+    cr_assert_eq(disp_unsplit_twin(k), k);
 }
 
 /* Every split the dispatcher picks computes every (tile, K tile) pair of the problem exactly
@@ -351,8 +386,8 @@ Test(splitk, the_grid_of_every_choice_covers_every_tile_and_k_tile_once) {
 
 Test(choose, large_tn_problems_take_the_persistent_kernel) {
     static const want ws[] = {
-        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
-        {8192, 8192, 8192, GEMM_BF16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T8"},
+        {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
+        {8192, 8192, 8192, GEMM_BF16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"},
     };
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
 }
@@ -490,22 +525,22 @@ Test(rules, every_rule_is_in_the_readme_and_explain_names_it) {
     gemm_problem p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0);
     char line[512];
     disp_explain(&p, &d, line, sizeof line);
-    cr_assert_not_null(strstr(line, "128x256x64_s3_persistent (rule T8: "), "%s", line);
+    cr_assert_not_null(strstr(line, "128x256x64_s3_persistent (rule T9: "), "%s", line);
     /* rule R1: the copies, the padded K when K % 8 != 0, then the rule that picked */
     p = problem(4093, 4093, 4093, GEMM_FP16, GEMM_TN, 0, 0);
     disp_explain(&p, &d, line, sizeof line);
     cr_assert(strstr(line,
                      "A and B copied K-major with K zero-padded to 4096 (rule R1: lda = 4093 "
-                     "is not a multiple of 8), then 128x256x64_s3_persistent (rule T8: ") == line,
+                     "is not a multiple of 8), then 128x256x64_s3_persistent (rule T9: ") == line,
               "%s", line);
     p = problem(4096, 4096, 4096, GEMM_FP16, GEMM_NT, 0, 0);
     disp_explain(&p, &d, line, sizeof line);
     cr_assert(strstr(line, "A and B copied K-major (rule R1: A and B not K-major), then "
-                           "128x256x64_s3_persistent (rule T8: ") == line,
+                           "128x256x64_s3_persistent (rule T9: ") == line,
               "%s", line);
     p = problem(3072, 3072, 3072, GEMM_FP16, GEMM_TN, 0, 0);
     disp_explain(&p, &d, line, sizeof line);
-    cr_assert(strstr(line, "128x128x64_s3 (rule T7: ") == line, "%s", line);
+    cr_assert(strstr(line, "128x128x64_s3 (rule T8: ") == line, "%s", line);
 }
 
 /* ---- the SIMT configurations (simt_plan.h, lesson 04's layouts) --------------------------- */
@@ -612,7 +647,7 @@ typedef struct {
     float beta;
     const char *cfg;
     int split;
-    const char *rule; /* "R1 T8" as in want */
+    const char *rule; /* "R1 T9" as in want */
     disp_epi_at at;
     int passes; /* passes of the reduction (disp_pass_rows): 1, or the panels */
 } want_epi;
@@ -647,31 +682,31 @@ static void check_want_epi(const want_epi *w) {
 
 /* Where each rule's pick applies the epilogue: the persistent kernel fuses it (beta = 0,
  * K % 8 == 0, its own or an fp32 output), a split, a transposed run and the split-K tiles put it
- * in the reduction, T7's tile has none and passes the problem to T8; what no rule above can
- * place (beta != 0 on T8's shapes, K % 8 != 0, fp16 in -> bf16 out) goes to E1. */
+ * in the reduction, T8's tile has none and passes the problem to T9; what no rule above can
+ * place (beta != 0 on T9's shapes, K % 8 != 0, fp16 in -> bf16 out) goes to E1. */
 Test(epilogue, where_each_rule_applies_it) {
     static const want_epi ws[] = {
-        /* T8: fused, in the inputs' type or fp32, every activation */
+        /* T9: fused, in the inputs' type or fp32, every activation */
         {4096, 4096, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS_GELU, 0.0f,
-         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+         "128x256x64_s3_persistent", 1, "T9", DISP_EPI_KERNEL, 1},
         {4096, 4096, 4096, GEMM_BF16, GEMM_FP32, GEMM_TN, GEMM_EPI_RELU, 0.0f,
-         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+         "128x256x64_s3_persistent", 1, "T9", DISP_EPI_KERNEL, 1},
         {8192, 8192, 8192, GEMM_FP16, GEMM_FP32, GEMM_TN, GEMM_EPI_NONE, 0.0f,
-         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
-        /* T7's shapes: 128x128x64_s3 has no fused epilogue, T8 takes them */
+         "128x256x64_s3_persistent", 1, "T9", DISP_EPI_KERNEL, 1},
+        /* T8's shapes: 128x128x64_s3 has no fused epilogue, T9 takes them */
         {2048, 2048, 2048, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.0f,
-         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+         "128x256x64_s3_persistent", 1, "T9", DISP_EPI_KERNEL, 1},
         {3072, 3072, 3072, GEMM_BF16, GEMM_BF16, GEMM_TN, GEMM_EPI_GELU, 0.0f,
-         "128x256x64_s3_persistent", 1, "T8", DISP_EPI_KERNEL, 1},
+         "128x256x64_s3_persistent", 1, "T9", DISP_EPI_KERNEL, 1},
         /* split-K and the small tiles: the reduction, after the splits */
         {16, 4096, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.0f, "16x128x64_s4_splitk",
          12, "T2", DISP_EPI_REDUCE, 1},
         {64, 4096, 4096, GEMM_BF16, GEMM_FP32, GEMM_TN, GEMM_EPI_BIAS_RELU, 0.0f,
          "64x128x64_s3_splitk", 8, "T3", DISP_EPI_REDUCE, 1},
-        {1024, 1024, 1024, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS_GELU, 0.5f,
-         "128x128x32_s4_splitk", 4, "T6", DISP_EPI_REDUCE, 1},
-        {16, 65536, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.0f, "16x128x64_s4_splitk",
-         1, "T2", DISP_EPI_REDUCE, 1}, /* one split, still reduced */
+        {1024, 1024, 1024, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS_GELU, 0.5f, "64x128x64_s3",
+         1, "T6", DISP_EPI_REDUCE, 1}, /* unsplit, reduced */
+        {16, 65536, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.0f, "16x128x64_s4", 1,
+         "T2", DISP_EPI_REDUCE, 1}, /* one split, still reduced */
         /* beta != 0, K % 8 != 0 on the 16-byte path, fp16 -> bf16: E1 */
         {4096, 4096, 4096, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS, 0.5f,
          "128x128x32_s4_splitk", 1, "E1", DISP_EPI_REDUCE, 1},
@@ -682,7 +717,7 @@ Test(epilogue, where_each_rule_applies_it) {
          "128x128x32_s4_splitk", 1, "E1", DISP_EPI_REDUCE, 4},
         /* rule R1's copies (K padded to 4096) make 4093^3 the persistent kernel's */
         {4093, 4093, 4093, GEMM_FP16, GEMM_FP16, GEMM_TN, GEMM_EPI_BIAS_GELU, 0.0f,
-         "128x256x64_s3_persistent", 1, "R1 T8", DISP_EPI_KERNEL, 1},
+         "128x256x64_s3_persistent", 1, "R1 T9", DISP_EPI_KERNEL, 1},
         {4093, 4093, 4093, GEMM_BF16, GEMM_BF16, GEMM_NN, GEMM_EPI_BIAS, 0.5f,
          "128x128x32_s4_splitk", 1, "R1 E1", DISP_EPI_REDUCE, 1},
         /* too large to copy (T1's generic path): the reduction, in 2 panels of 8192 rows */
@@ -714,8 +749,8 @@ Test(epilogue, its_options_do_not_move_the_choice) {
         cr_assert(!disp_choose(&a, &d, &ca) && !disp_choose(&b, &d, &cb) &&
                   !disp_choose(&p, &d, &c0));
         cr_assert(same_run(&ca, &cb) && ca.rule == cb.rule, "%dx%dx%d", p.m, p.n, p.k);
-        /* with an epilogue only T7 changes: its shapes go to T8's fused kernel */
-        if (strcmp(disp_rules[c0.rule].id, "T7"))
+        /* with an epilogue only T8 changes: its shapes go to T9's fused kernel */
+        if (strcmp(disp_rules[c0.rule].id, "T8"))
             cr_assert(same_run(&ca, &c0), "%dx%dx%d: %s with bias_gelu, %s without", p.m, p.n, p.k,
                       disp_configs[ca.cfg].name, disp_configs[c0.cfg].name);
     }
@@ -917,7 +952,7 @@ Test(epilogue, explain_says_where_it_runs) {
     gemm_problem p = with_epi(problem(4096, 4096, 4096, GEMM_FP16, GEMM_TN, 0, 0), GEMM_FP16,
                               GEMM_EPI_BIAS_GELU, GEMM_BIAS_N, 0.0f);
     disp_explain(&p, &d, line, sizeof line);
-    cr_assert(strstr(line, "128x256x64_s3_persistent (rule T8: ") == line, "%s", line);
+    cr_assert(strstr(line, "128x256x64_s3_persistent (rule T9: ") == line, "%s", line);
     cr_assert(strstr(line, "); epilogue bias_gelu, fp16 out: fused in its store"), "%s", line);
     p = with_epi(problem(16, 4096, 4096, GEMM_BF16, GEMM_TN, 0, 0), GEMM_FP32, GEMM_EPI_BIAS,
                  GEMM_BIAS_N, 0.0f);

@@ -98,8 +98,12 @@ static const disp_config disp_configs[] = {
      0, "128x128x32_s4 over (tiles, K splits), split per problem, fp32 partials + reduction; TN"},
     {"64x128x64_s3_splitk", DISP_TC, DISP_HALVES, 64, 128, 64, 2, 2, 3, DISP_SPLITK, 0, 1, 2, 1, 0,
      "M <= 64: 4 warps of 32x64, 3 stages, 72 KiB smem, K split per problem; TN"},
+    {"64x128x64_s3", DISP_TC, DISP_HALVES, 64, 128, 64, 2, 2, 3, DISP_SPLITK, 1, 1, 2, 1, 0,
+     "64x128x64_s3_splitk's kernel never split (rule T6): few tiles, short K; TN"},
     {"16x128x64_s4_splitk", DISP_TC, DISP_HALVES, 16, 128, 64, 1, 4, 4, DISP_SPLITK, 0, 1, 3, 1, 0,
      "M <= 16: 4 warps of 16x32, 4 stages, 72 KiB smem, K split per problem; TN"},
+    {"16x128x64_s4", DISP_TC, DISP_HALVES, 16, 128, 64, 1, 4, 4, DISP_SPLITK, 1, 1, 3, 1, 0,
+     "16x128x64_s4_splitk's kernel never split (rule T6): fewer tiles still; TN"},
     {"simt_128x128x8_4w", DISP_SIMT, DISP_FP32, 128, 128, 8, 2, 2, 2, DISP_SPLITK, 0, 0, 2, 2, 0,
      "fp32 FFMA: lesson 04's ldg128_128x128x8_4w (4 warps of 64x64, 16x8/thread), K split"},
     {"simt_32x64x8_2w", DISP_SIMT, DISP_FP32, 32, 64, 8, 1, 2, 2, DISP_SPLITK, 0, 0, 6, 4, 0,
@@ -415,6 +419,24 @@ static inline int disp_split_for(int ci, int m, int n, int k, const disp_device 
     return s < 1 ? 1 : (int)s;
 }
 
+/* The unsplit twin of configuration ci: the registry row that runs the same kernel (kind, tile,
+ * warps, stages, schedule, copy path) with its K split fixed at 1; ci itself when there is
+ * none. A split-K configuration whose split comes out 1 is the same launch as its twin: the
+ * dispatcher names it by the twin, and --tune times it once.
+ *   e.g. disp_unsplit_twin(disp_find("64x128x64_s3_splitk")) == disp_find("64x128x64_s3") */
+static inline int disp_unsplit_twin(int ci) {
+    const disp_config *c = &disp_configs[ci];
+    if (c->split != 0) return ci;
+    for (int j = 0; j < DISP_NCONFIGS; ++j) {
+        const disp_config *u = &disp_configs[j];
+        if (u->split == 1 && u->kind == c->kind && u->bm == c->bm && u->bn == c->bn &&
+            u->bk == c->bk && u->warps_m == c->warps_m && u->warps_n == c->warps_n &&
+            u->stages == c->stages && u->sched == c->sched && u->fast_only == c->fast_only)
+            return j;
+    }
+    return ci;
+}
+
 /* ---- the heuristic ------------------------------------------------------------------------ */
 
 /* What the dispatcher decided for one problem. */
@@ -517,10 +539,31 @@ static inline int disp_rule_t5(const disp_in *in, const char **cfg, int *t) {
     *t = 1;
     return 1;
 }
-/* T6: so few 128x128 tiles that a K split of 2 or more fits the GPU's CTA slots. */
+/* Half the SMs, the border of rules T6 and T7: fewer 128x128 tiles than sms / 2 leave more
+ * than half the GPU idle without a K split or smaller tiles. From --tune (notes/perf.md, run
+ * 15-1): at 66..131 tiles (1408^2 x 1024, 2048x1024x2048, 1024x2048x4096, 128x14336x4096)
+ * 128x128 tiles without a split won, T7's split of 2 took 1.1-2.0x their time. */
+static inline int disp_half_sms(const disp_in *in, const char *cfg) {
+    return 2 * disp_tiles_of(cfg, in->p->m, in->p->n) < in->d->sms;
+}
+/* Longest K rule T6 runs unsplit: at K = 2048 (1024^2, 512x1024) T6's tiles won by 1.2x, at
+ * K = 4096 (1024^2) T7's split won by 1% (run 15-1); between them is not measured. */
+#define DISP_T6_MAX_K 2048
+/* T6: fewer 128x128 tiles than half the SMs and a short K: smaller tiles, no K split. 64-row
+ * tiles when they give half the SMs a CTA, else 16-row tiles (4x the CTAs of 64-row ones). */
 static inline int disp_rule_t6(const disp_in *in, const char **cfg, int *t) {
     (void)t;
-    if (in->p->dtype == GEMM_FP32) return 0;
+    if (in->p->dtype == GEMM_FP32 || !disp_half_sms(in, "128x128x64_s3") ||
+        in->p->k > DISP_T6_MAX_K)
+        return 0;
+    *cfg = disp_half_sms(in, "64x128x64_s3") ? "16x128x64_s4" : "64x128x64_s3";
+    return 1;
+}
+/* T7: fewer 128x128 tiles than half the SMs and a long K: a K split of 2 or more fills the
+ * GPU's CTA slots. */
+static inline int disp_rule_t7(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || !disp_half_sms(in, "128x128x32_s4_splitk")) return 0;
     const int ci = disp_find("128x128x32_s4_splitk");
     if (disp_split_for(ci, in->p->m, in->p->n, in->p->k, in->d, in->ws) < 2) return 0;
     *cfg = "128x128x32_s4_splitk";
@@ -528,7 +571,7 @@ static inline int disp_rule_t6(const disp_in *in, const char **cfg, int *t) {
 }
 /* Waves of 128x256 tiles: the persistent kernel holds one CTA per SM, so `tiles` tiles run in
  * ceil(tiles / sms) waves, the last one of `tiles % sms` CTAs (0: full). 1 when those waves
- * leave many SMs idle, T7's class: fewer tiles than SMs, or fewer than DISP_T7_MAX_WAVES tiles
+ * leave many SMs idle, T8's class: fewer tiles than SMs, or fewer than DISP_T8_MAX_WAVES tiles
  * per SM with the last wave at most half full. Then 128x128 tiles, two CTAs per SM, put at most
  * one CTA of the last round on each SM, which runs alone and faster. The data (notes/perf.md,
  * run 12-2, the persistent kernel against 128x128x64_s3 in one run, fp16 and bf16): 128x128
@@ -537,23 +580,23 @@ static inline int disp_rule_t6(const disp_in *in, const char **cfg, int *t) {
  * 5%), the persistent kernel at 70-94% (3584x2048x4096, 8192x1024x4096, 4096^3 by 5%). With
  * more waves the tail weighs less and 128x128 tiles' lower speed on full waves wins out; 5 per
  * SM is past the last measured win, not a measured edge. */
-#define DISP_T7_MAX_WAVES 5
-static inline int disp_t7_waves(long long tiles, long long sms) {
+#define DISP_T8_MAX_WAVES 5
+static inline int disp_t8_waves(long long tiles, long long sms) {
     const long long last = tiles % sms;
-    return tiles < sms || (tiles < DISP_T7_MAX_WAVES * sms && last > 0 && 2 * last <= sms);
+    return tiles < sms || (tiles < DISP_T8_MAX_WAVES * sms && last > 0 && 2 * last <= sms);
 }
-/* T7: the 128x256 tiles' waves leave many SMs idle (disp_t7_waves): 128x128 tiles, 2 CTAs
+/* T8: the 128x256 tiles' waves leave many SMs idle (disp_t8_waves): 128x128 tiles, 2 CTAs
  * per SM, twice the CTAs to spread. */
-static inline int disp_rule_t7(const disp_in *in, const char **cfg, int *t) {
+static inline int disp_rule_t8(const disp_in *in, const char **cfg, int *t) {
     (void)t;
     if (in->p->dtype == GEMM_FP32 ||
-        !disp_t7_waves(disp_tiles_of("128x256x64_s3_persistent", in->p->m, in->p->n), in->d->sms))
+        !disp_t8_waves(disp_tiles_of("128x256x64_s3_persistent", in->p->m, in->p->n), in->d->sms))
         return 0;
     *cfg = "128x128x64_s3";
     return 1;
 }
-/* T8: the rest. */
-static inline int disp_rule_t8(const disp_in *in, const char **cfg, int *t) {
+/* T9: the rest. */
+static inline int disp_rule_t9(const disp_in *in, const char **cfg, int *t) {
     (void)t;
     if (in->p->dtype == GEMM_FP32) return 0;
     *cfg = "128x256x64_s3_persistent";
@@ -619,7 +662,7 @@ static const disp_rule disp_rules[] = {
      "copying A and B once (read + write of each) costs less than gathering them every K tile; "
      "K is zero-padded to a multiple of 8, so the rules below pick for the copies and the kernel "
      "without the partial-chunk path runs (disp_choose applies R1 first)",
-     "run 12-2: 4093^3 through R1 (K padded to 4096) then T8 at 315 TFLOP/s fp16, 316 bf16, "
+     "run 12-2: 4093^3 through R1 (K padded to 4096) then T9 at 315 TFLOP/s fp16, 316 bf16, "
      "against 267 / 268 with copies that kept K = 4093, same run; the generic path ran 73 "
      "(notes/perf.md)",
      NULL},
@@ -647,34 +690,43 @@ static const disp_rule disp_rules[] = {
      "reasoned (T2's tile on the transposed problem); not timed separately", disp_rule_t4},
     {"T5", "fp16/bf16 TN, 16 < N <= 64", "T3 on C^T = B*A^T",
      "reasoned (T3's tile on the transposed problem); not timed separately", disp_rule_t5},
-    {"T6", "fp16/bf16 TN, few 128x128 tiles: a K split >= 2 fits the CTA slots",
+    {"T6", "fp16/bf16 TN, fewer 128x128 tiles than half the SMs, K <= 2048",
+     "128x128 tiles leave most SMs idle, and a K split pays a pass of fp32 partial sums that a "
+     "short K does not repay; 64-row tiles (16-row ones where 64-row tiles still leave half "
+     "the SMs idle) give the SMs CTAs without a split",
+     "--tune, run 15-1, fp16: 512^3 16x128 0.0076 ms against T7's split 0.0133 (1.76x), 1024^3 "
+     "64x128 0.0138 against 0.0234 (1.70x), 256x2048x768 1.70x, 1024x1024x2048 1.26x; at "
+     "1024x1024x4096 T7's split won by 1%",
+     disp_rule_t6},
+    {"T7", "fp16/bf16 TN, fewer 128x128 tiles than half the SMs, K > 2048",
      "the tiles alone leave SMs idle; split-K (each split >= DISP_MIN_SPLIT_K_TC of K) gives "
      "every SM work, and the fp32 partial sums cost one extra pass over C",
-     "shape suite, run 11-3, fp16: 128x4096x4096 67%, 128x14336x4096 66%, 1024x1024x16384 60%, "
-     "512^3 50%, 1024^3 38% of cuBLAS; --tune, run 11-2: 512^3, 768^3, 1024^3 take 1.76x, "
-     "1.44x, 1.57x the time of smaller tiles without a split",
-     disp_rule_t6},
-    {"T7",
+     "shape suite, run 11-3, fp16: 128x4096x4096 67%, 1024x1024x16384 60% of cuBLAS; --tune, "
+     "run 15-1: the best candidate, or within 1.18x of it, on 14 such shapes (M, N 80-1024, "
+     "K 4096-16384)",
+     disp_rule_t7},
+    {"T8",
      "fp16/bf16 TN, fewer 128x256 tiles than SMs, or fewer than 5 per SM with the last wave "
      "at most half full",
      "128x128 tiles, 2 CTAs per SM: twice the CTAs spread over the SMs where 128x256 tiles "
      "leave many idle",
      "shape suite, run 11-3: 2048^3 66% / 64% of cuBLAS; run 12-2: 128x128 tiles 5-20% faster "
      "at last-wave fills of 15-45% (up to 4.36 tiles per SM), the persistent kernel 5% faster "
-     "at 70-94%",
-     disp_rule_t7},
-    {"T8", "fp16/bf16, everything else (large M, N)",
+     "at 70-94%; --tune, run 15-1: at 66-131 tiles of 128x128, 1.1-2.0x faster than a K split "
+     "of 2 (1408^2 x 1024 1.88x, 128x14336x4096 1.09x)",
+     disp_rule_t8},
+    {"T9", "fp16/bf16, everything else (large M, N)",
      "lesson 07's fastest tile; persistent CTAs overlap a tile's epilogue with the next tile's "
      "first loads",
      "shape suite, run 11-3: its seven shapes 63-67% (fp16), 63-65% (bf16) of cuBLAS; 4096^3 "
      "489 TFLOP/s against 128x128x64_s3's 466 in the same run",
-     disp_rule_t8},
+     disp_rule_t9},
     {"E1",
      "fp16/bf16 with an epilogue no rule above places (beta != 0, K % 8 != 0 on the 16-byte "
      "path, the other 2-byte output type)",
-     "T7's kernel stores alpha*acc + beta*C only, T8's fuses the epilogue for beta = 0, K % 8 "
+     "T8's kernel stores alpha*acc + beta*C only, T9's fuses the epilogue for beta = 0, K % 8 "
      "== 0 and its own or an fp32 output; a split-K tile writes fp32 partial sums, and "
-     "splitk_reduce applies any epilogue once (one split, or the split T6 would take)",
+     "splitk_reduce applies any epilogue once (one split, or the split T7 would take)",
      "reasoned; not timed (the problems above fall back here only with an epilogue)", disp_rule_e1},
     {"F1", "fp32, M <= 64, or M, N and K all <= 1024",
      "a 128-row tile computes up to 4x the rows that exist, or leaves most SMs idle; 32x64 "
@@ -686,7 +738,7 @@ static const disp_rule disp_rules[] = {
     {"F2", "fp32, N <= 32", "F1 on C^T = B*A^T (through the workspace)",
      "reasoned (F1's tile on the transposed problem); not timed separately", disp_rule_f2},
     {"F3", "fp32, few 128x128 tiles: a K split >= 2 fits the CTA slots",
-     "as T6, for lesson 04's kernel (each split >= DISP_MIN_SPLIT_K_SIMT of K)",
+     "as T7, for lesson 04's kernel (each split >= DISP_MIN_SPLIT_K_SIMT of K)",
      "shape suite, run 11-3: 128x4096x4096 84%, 128x14336x4096 86%, 1024x1024x16384 90% of "
      "cuBLAS",
      disp_rule_f3},
@@ -707,10 +759,11 @@ static inline int disp_choose_rules(const gemm_problem *p, const disp_device *d,
         const char *name = NULL;
         int t = 0;
         if (!disp_rules[r].applies || !disp_rules[r].applies(&in, &name, &t)) continue;
-        const int ci = disp_find(name);
+        int ci = disp_find(name);
         if (ci < 0) continue;
         const gemm_problem q = t ? disp_transpose(p) : *p; /* what the configuration runs */
         const int s = disp_split_for(ci, q.m, q.n, q.k, d, ws);
+        if (s == 1) ci = disp_unsplit_twin(ci); /* the same launch, under its unsplit name */
         if (!disp_pass_rows(&disp_configs[ci], &q, s, t, ws)) continue; /* no room */
         if (disp_refusal(&disp_configs[ci], &q, s, d, why, sizeof why)) continue;
         out->cfg = ci;
@@ -742,7 +795,7 @@ static inline int disp_choose(const gemm_problem *p, const disp_device *d, disp_
     if (!disp_choose_rules(p, d, DISP_WS_BYTES, out)) return 0;
     for (int ci = 0; ci < DISP_NCONFIGS; ++ci)
         if (!disp_refusal(&disp_configs[ci], p, 1, d, why, sizeof why)) {
-            out->cfg = ci;
+            out->cfg = disp_unsplit_twin(ci);
             out->split = 1;
             out->transposed = 0;
             out->repack = 0;
@@ -800,9 +853,9 @@ static inline const char *disp_unsupported(const gemm_problem *p) {
 /* The choice for p as one line (no newline), e.g.
  *   "16x128x64_s4_splitk, K split 12 (rule T2: fp16/bf16, M <= 16: ...)"
  *   "A and B copied K-major with K zero-padded to 4096 (rule R1: lda = 4093 is not a multiple
- *    of 8), then 128x256x64_s3_persistent (rule T8: ...)"                   (4093^3, TN)
+ *    of 8), then 128x256x64_s3_persistent (rule T9: ...)"                   (4093^3, TN)
  * and, when p has an epilogue beyond the plain one, where it runs (disp_epi_phrase):
- *   "128x256x64_s3_persistent (rule T8: ...); epilogue bias_gelu, fp16 out: fused in its
+ *   "128x256x64_s3_persistent (rule T9: ...); epilogue bias_gelu, fp16 out: fused in its
  *    store" */
 static inline int disp_explain(const gemm_problem *p, const disp_device *d, char *buf, size_t len) {
     disp_choice c;

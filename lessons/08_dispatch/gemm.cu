@@ -957,7 +957,9 @@ TC_CFG(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0)
 TC_CFG(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0)
 TC_CFG(128x128x32_s4_splitk, 128, 128, 32, 2, 2, 4, 2)
 TC_CFG(64x128x64_s3_splitk, 64, 128, 64, 2, 2, 3, 2)
+TC_CFG(64x128x64_s3, 64, 128, 64, 2, 2, 3, 2) /* the same kernel, never split */
 TC_CFG(16x128x64_s4_splitk, 16, 128, 64, 1, 4, 4, 2)
+TC_CFG(16x128x64_s4, 16, 128, 64, 1, 4, 4, 2) /* the same kernel, never split */
 #undef TC_CFG
 #undef TC_EPI
 
@@ -973,7 +975,9 @@ static const cfg_kernel cfg_kernels[] = {
     ROW(128x128x32_s4),
     ROW(128x128x32_s4_splitk),
     ROW(64x128x64_s3_splitk),
+    ROW(64x128x64_s3),
     ROW(16x128x64_s4_splitk),
+    ROW(16x128x64_s4),
     ROW(simt_128x128x8_4w),
     ROW(simt_32x64x8_2w),
 };
@@ -1219,16 +1223,20 @@ CHECK_LAUNCH(5)
 CHECK_LAUNCH(6)
 CHECK_LAUNCH(7)
 CHECK_LAUNCH(8)
+CHECK_LAUNCH(9)
+CHECK_LAUNCH(10)
 #undef CHECK_LAUNCH
 static const char *(*const cfg_checks[])(const gemm_problem *) = {
-    check_0, check_1, check_2, check_3, check_4, check_5, check_6, check_7, check_8};
+    check_0, check_1, check_2, check_3, check_4, check_5, check_6, check_7, check_8, check_9, check_10};
 static cudaError_t (*const cfg_launches[])(const gemm_problem *, cudaStream_t) = {
-    launch_0, launch_1, launch_2, launch_3, launch_4, launch_5, launch_6, launch_7, launch_8};
+    launch_0, launch_1, launch_2, launch_3, launch_4, launch_5, launch_6, launch_7, launch_8,
+    launch_9, launch_10};
 
 int main(int argc, char **argv) {
     static gemm_variant variants[1 + DISP_NCONFIGS];
     static_assert(sizeof cfg_kernels / sizeof cfg_kernels[0] == DISP_NCONFIGS &&
-                      sizeof cfg_checks / sizeof cfg_checks[0] == DISP_NCONFIGS,
+                      sizeof cfg_checks / sizeof cfg_checks[0] == DISP_NCONFIGS &&
+                      sizeof cfg_launches / sizeof cfg_launches[0] == DISP_NCONFIGS,
                   "one kernel row per registry entry");
     unsigned dtypes = 0; /* the default variant computes what some configuration computes */
     for (int i = 0; i < DISP_NCONFIGS; ++i) dtypes |= disp_configs[i].dtypes;

@@ -75,8 +75,9 @@ static inline int disp_can_copy(const gemm_problem *p) {
  * the operands as they are and, when A or B cannot take the 16-byte copy (disp_fast_path) and
  * rule R1's copies fit, for the copies too; for every configuration of the registry that
  * accepts the problem, on C and (split-K configurations) on C^T, with every K split of
- * disp_split_choices (fixed-split configurations: their own). Each candidate once; the rules'
- * choice (disp_choose) is always among them. Returns the count (more than max: the rest were
+ * disp_split_choices (fixed-split configurations: their own; split 1 of a configuration with
+ * an unsplit twin is the twin's, disp_unsplit_twin). Each candidate once; the rules' choice
+ * (disp_choose) is always among them. Returns the count (more than max: the rest were
  * dropped). */
 static inline int disp_candidates(const gemm_problem *p, const disp_device *d, disp_choice *out,
                                   int max) {
@@ -94,6 +95,8 @@ static inline int disp_candidates(const gemm_problem *p, const disp_device *d, d
                 if (!c->split)
                     ns = disp_split_choices(disp_split_for(ci, qq.m, qq.n, qq.k, d, ws), splits);
                 for (int i = 0; i < ns; ++i) {
+                    /* split 1 of a split-K configuration with an unsplit twin: the twin's */
+                    if (splits[i] == 1 && disp_unsplit_twin(ci) != ci) continue;
                     if (!disp_runs(ci, &qq, splits[i], t, d, ws)) continue;
                     if (n < max) {
                         out[n].cfg = ci;
