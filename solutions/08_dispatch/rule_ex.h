@@ -24,15 +24,16 @@
 
 #define EX08_TODO "TODO" /* a string of the row not written yet */
 
-/* Rule S1: fp16/bf16, 16 < M <= 64 (M <= 16 is T2's, M > 64 the 128-row tiles'), K <= 4096,
+/* Rule S1: fp16/bf16, 16 < M <= 64 (M <= 16 is T2's, M > 64 the other rules'), K <= 4096,
  * any N. There the lesson runs T3's 64x128 tile, which computes 64 rows for the M that exist
  * (M = 17: 47 of 64 wasted) and, where K caps the split (each split at least 256 of K), leaves
  * SMs idle (64x1024x1024: 8 tiles, split 4, 32 CTAs for 132 SMs). T2's 16x128 tile wastes at
  * most 15 rows and gives ceil(M/16) tiles for T3's one, up to 4x the CTAs: disp_split_for fills
  * the SMs with a smaller split (fewer fp32 partial sums through the workspace), or none where
  * the 16-row tiles alone fill them (64x8192x1024: 256 tiles, split 1, against T3's split 4).
- * The 64-row tile reuses each B fragment twice, the 16-row one once; past K = 4096, at
- * 64x4096x16384, T3's pick was the fastest candidate, so the class ends at K = 4096. */
+ * The 64-row tile reuses each B fragment twice, the 16-row one once. Past K = 4096 the run
+ * is mixed (24x8192x8192: 16-row tiles 1.06x faster; 64x4096x16384: T3's pick the fastest
+ * candidate), so the class ends at K = 4096: up to there they won every shape measured. */
 static inline int ex08_s1_applies(const disp_in *in, const char **cfg, int *t) {
     const gemm_problem *p = in->p;
     (void)t;
