@@ -1,18 +1,20 @@
 /* test_exercise_08.c - lesson 08: the CPU grader of the assignment (lessons/08_dispatch/exercise):
  * rule S1 of the learner's rule_ex.h in the lesson's dispatcher (dispatch.h built with
  * DISP_EXERCISE, as the graded binary's `exercise` variant is). The device is the H200 of
- * disp_device_default (132 SMs, the registry's CTAs per SM).
+ * disp_device_default (132 SMs, the registry's CTAs per SM), and a GPU of 64 SMs where the
+ * class must not move.
  *
- * The class of S1 (exercise/README.md): fp16/bf16, M > 64, N > 64, K <= 1024, and fewer
- * 128x128 tiles than the GPU has SMs (ceil(M/128) * ceil(N/128) < sms), in every layout and
- * alignment (operands the 16-byte copy cannot take are first copied by rule R1, and the rules
- * then see the copies).
+ * The class of S1 (exercise/README.md): fp16/bf16, 16 < M <= 64, K <= 4096, any N, whatever
+ * the GPU's SM count, in every layout and alignment (operands the 16-byte copy cannot take are
+ * first copied by rule R1, K zero-padded to a multiple of 8, and the rules then see the
+ * copies: a K of 4089..4096 stays <= 4096, 4097 becomes 4104).
  *
  * Suite choice: the class's shapes get S1 and a Tensor Core configuration of the registry, on
- * the problem as it is (not C^T); the borders of the class on both sides; over a grid of
- * extents, dtypes, layouts and alignments S1 is chosen exactly for the class, and every
- * problem still gets a configuration that accepts it (disp_refusal says NULL for what will
- * run); outside the class every problem gets the lesson's own rule (pinned for a few shapes).
+ * the problem as it is (not C^T); the borders of the class on both sides (M = 16 / 17, 64 / 65,
+ * K = 4096 / 4097, fp32, on 132 and on 64 SMs); over a grid of extents, dtypes, layouts and
+ * alignments S1 is chosen exactly for the class, and every problem still gets a configuration
+ * that accepts it (disp_refusal says NULL for what will run); outside the class every problem
+ * gets the lesson's own rule (pinned for a few shapes).
  * Suite row: S1 is one row, the first, with when / why / measured written; --explain's line
  * (disp_explain, what ./run --explain prints) names it with its when.
  * The rubric (exercise/rubric.txt) gives each test its points. Built by tests/exercise.mk with
@@ -37,10 +39,9 @@ static const char *layout_name(gemm_layout l) {
     return (int)l >= 0 && (int)l < 4 ? n[l] : "?";
 }
 
-/* The class, as the README states it. */
-static int in_class(const gemm_problem *p, const disp_device *d) {
-    return p->dtype != GEMM_FP32 && p->m > 64 && p->n > 64 && p->k <= 1024 &&
-           disp_ceil(p->m, 128) * disp_ceil(p->n, 128) < d->sms;
+/* The class, as the README states it (the GPU plays no part). */
+static int in_class(const gemm_problem *p) {
+    return p->dtype != GEMM_FP32 && p->m > 16 && p->m <= 64 && p->k <= 4096;
 }
 
 static int s1_index(void) { return 0; } /* DISP_EXERCISE_RULES come first in the table */
@@ -67,10 +68,9 @@ static void assert_s1(const gemm_problem *p, const disp_device *d) {
     disp_choice c;
     cr_assert_eq(disp_choose(p, d, &c), 0, "%dx%dx%d: no configuration", p->m, p->n, p->k);
     cr_assert(is_s1(&c),
-              "%dx%dx%d %s %s is in the class of S1 (M > 64, N > 64, K <= 1024, %lld tiles of "
-              "128x128 < %d SMs) but gets: %s",
-              p->m, p->n, p->k, dt_name(p->dtype), layout_name(p->layout),
-              disp_ceil(p->m, 128) * disp_ceil(p->n, 128), d->sms, said(p, d));
+              "%dx%dx%d %s %s is in the class of S1 (16 < M <= 64, K <= 4096; a GPU of %d "
+              "SMs) but gets: %s",
+              p->m, p->n, p->k, dt_name(p->dtype), layout_name(p->layout), d->sms, said(p, d));
     cr_assert_eq(disp_configs[c.cfg].kind, DISP_TC,
                  "%dx%dx%d: S1 picks %s, not a Tensor Core "
                  "configuration",
@@ -83,18 +83,18 @@ static void assert_s1(const gemm_problem *p, const disp_device *d) {
 static void assert_not_s1(const gemm_problem *p, const disp_device *d) {
     disp_choice c;
     cr_assert_eq(disp_choose(p, d, &c), 0, "%dx%dx%d: no configuration", p->m, p->n, p->k);
-    cr_assert(!is_s1(&c), "%dx%dx%d %s %s is outside the class of S1 but gets: %s", p->m, p->n,
-              p->k, dt_name(p->dtype), layout_name(p->layout), said(p, d));
+    cr_assert(!is_s1(&c),
+              "%dx%dx%d %s %s is outside the class of S1 (a GPU of %d SMs) but gets: %s", p->m,
+              p->n, p->k, dt_name(p->dtype), layout_name(p->layout), d->sms, said(p, d));
     assert_accepted(p, d, &c);
 }
 
 static void rule_written(void) {
     disp_choice c;
     const disp_device d = disp_device_default();
-    const gemm_problem p = tn(1024, 1024, 1024, GEMM_FP16);
+    const gemm_problem p = tn(40, 4096, 2048, GEMM_FP16); /* inside, off every border */
     cr_assert(disp_choose(&p, &d, &c) == 0 && is_s1(&c),
-              "S1 does not take 1024x1024x1024 fp16 (is ex08_s1_applies written yet? TODO 1): "
-              "%s",
+              "S1 does not take 40x4096x2048 fp16 (is ex08_s1_applies written yet? TODO 1): %s",
               said(&p, &d));
 }
 
@@ -103,15 +103,17 @@ static void rule_written(void) {
 Test(choice, class_table) {
     rule_written();
     const disp_device d = disp_device_default();
+    /* the class's measured shapes (README.md), the suite's 64x4096x4096, odd extents */
     static const int shapes[][3] = {
-        {512, 512, 512},    {1024, 1024, 1024}, {1000, 1000, 1000}, {96, 96, 96},
-        {127, 129, 65},     {768, 768, 768},    {1024, 2048, 512},  {2048, 1024, 1024},
-        {1408, 1408, 1000}, {65, 4000, 257},    {4000, 65, 1},      {300, 300, 8},
+        {17, 4096, 4096}, {24, 8192, 4096},  {32, 4096, 4096},  {48, 4096, 4096},
+        {64, 1024, 1024}, {32, 14336, 4096}, {64, 2048, 512},   {40, 2048, 2048},
+        {64, 8192, 1024}, {64, 4096, 4096},  {33, 127, 1000},   {63, 4093, 2048},
+        {17, 7, 4096},    {64, 1, 1},        {40, 16769, 4096}, {20, 65536, 4096},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
         for (int dt = GEMM_FP16; dt <= GEMM_BF16; ++dt) {
             const gemm_problem p = tn(shapes[i][0], shapes[i][1], shapes[i][2], (gemm_dtype)dt);
-            cr_assert(in_class(&p, &d), "test table: %dx%dx%d", p.m, p.n, p.k);
+            cr_assert(in_class(&p), "test table: %dx%dx%d", p.m, p.n, p.k);
             assert_s1(&p, &d);
         }
 }
@@ -119,58 +121,72 @@ Test(choice, class_table) {
 Test(choice, borders) {
     rule_written();
     const disp_device d = disp_device_default();
-    /* M and N: 64 is T3's / T5's, 65 is S1's */
-    static const int in[][3] = {{65, 1024, 512},    {1024, 65, 512},    {65, 65, 1024},
-                                {1024, 1024, 1024}, {1408, 1408, 1024}, {128, 16768, 1024},
-                                {16768, 128, 1024}};
-    static const int out[][3] = {{64, 1024, 512},    {1024, 64, 512},    {64, 64, 1024},
-                                 {1024, 1024, 1025}, {1408, 1536, 1024}, {128, 16769, 1024},
-                                 {16769, 128, 1024}, {1536, 1408, 1000}, {65, 65, 1025}};
-    for (size_t i = 0; i < sizeof in / sizeof in[0]; ++i)
-        for (int dt = GEMM_FP16; dt <= GEMM_BF16; ++dt) {
-            const gemm_problem p = tn(in[i][0], in[i][1], in[i][2], (gemm_dtype)dt);
-            assert_s1(&p, &d);
-        }
-    for (size_t i = 0; i < sizeof out / sizeof out[0]; ++i)
-        for (int dt = 0; dt < GEMM_NDTYPES; ++dt) {
-            const gemm_problem p = tn(out[i][0], out[i][1], out[i][2], (gemm_dtype)dt);
-            assert_not_s1(&p, &d);
-        }
-    /* fp32 is never S1's, even inside the extents */
-    const gemm_problem f = tn(1024, 1024, 1024, GEMM_FP32);
-    assert_not_s1(&f, &d);
-    /* the tile count is the GPU's: on a GPU of 64 SMs, 1024^2 (64 tiles) is outside */
-    disp_device small = d;
+    disp_device small = d; /* the class is not the GPU's: the same on a GPU of 64 SMs */
     small.sms = 64;
-    const gemm_problem q = tn(1024, 1024, 1024, GEMM_FP16);
-    assert_not_s1(&q, &small);
-    const gemm_problem r = tn(1024, 1016, 1024, GEMM_FP16); /* 8 x 8 = 64 tiles too */
-    assert_not_s1(&r, &small);
-    const gemm_problem s = tn(1024, 896, 1024, GEMM_FP16); /* 8 x 7 = 56 */
-    assert_s1(&s, &small);
+    const disp_device *gpus[] = {&d, &small};
+    /* M: 16 is T2's, 17..64 S1's, 65 the other rules'; K: 4096 is S1's, 4097 is not (TN
+     * with lda = 4097: R1's copies pad K to 4104); 4093 is S1's (copies: K = 4096) */
+    static const int in[][3] = {{17, 1024, 4096},  {64, 1024, 4096}, {17, 4096, 4096},
+                                {64, 4096, 4096},  {64, 65, 1},      {17, 16, 4096},
+                                {17, 16769, 4096}, {64, 4096, 4093}, {33, 1000, 4095}};
+    static const int out[][3] = {{16, 1024, 4096}, {16, 4096, 4096},  {65, 1024, 4096},
+                                 {65, 4096, 4096}, {17, 4096, 4097},  {64, 4096, 4097},
+                                 {64, 1024, 4097}, {17, 4096, 8192},  {64, 4096, 16384},
+                                 {1, 4096, 4096},  {128, 4096, 4096}, {65, 64, 1}};
+    for (int g = 0; g < 2; ++g) {
+        for (size_t i = 0; i < sizeof in / sizeof in[0]; ++i)
+            for (int dt = 0; dt < GEMM_NDTYPES; ++dt) {
+                const gemm_problem p = tn(in[i][0], in[i][1], in[i][2], (gemm_dtype)dt);
+                if (dt == GEMM_FP32) assert_not_s1(&p, gpus[g]); /* fp32 is never S1's */
+                else assert_s1(&p, gpus[g]);
+            }
+        for (size_t i = 0; i < sizeof out / sizeof out[0]; ++i)
+            for (int dt = 0; dt < GEMM_NDTYPES; ++dt) {
+                const gemm_problem p = tn(out[i][0], out[i][1], out[i][2], (gemm_dtype)dt);
+                assert_not_s1(&p, gpus[g]);
+            }
+        /* K = 4097 on the 16-byte path (lda = ldb = 4104: no copies), as the rules see it */
+        for (int dt = GEMM_FP16; dt <= GEMM_BF16; ++dt) {
+            const gemm_problem p = problem(17, 4096, 4097, (gemm_dtype)dt, GEMM_TN, 7, 0);
+            const gemm_problem q = problem(64, 1000, 4097, (gemm_dtype)dt, GEMM_TN, 7, 0);
+            const gemm_problem r = problem(33, 1000, 4096, (gemm_dtype)dt, GEMM_TN, 8, 0);
+            assert_not_s1(&p, gpus[g]);
+            assert_not_s1(&q, gpus[g]);
+            assert_s1(&r, gpus[g]);
+        }
+    }
 }
 
 Test(choice, sweep_every_problem) {
     rule_written();
     const disp_device d = disp_device_default();
-    static const int ext[] = {1,   16,   17,   63,   64,   65,   100,  127,  128,   129,
-                              500, 1000, 1024, 1025, 1408, 1409, 2048, 4093, 16768, 16769};
-    static const int ks[] = {1, 7, 64, 512, 1000, 1024, 1025, 4096};
+    disp_device small = d;
+    small.sms = 64;
+    const disp_device *gpus[] = {&d, &small};
+    static const int ext[] = {1,   16,  17,   33,   63,   64,   65,   100,  127,   128,
+                              129, 500, 1000, 1024, 1025, 1408, 2048, 4093, 16768, 16769};
+    static const int ks[] = {1, 7, 33, 64, 512, 1000, 1024, 4093, 4096, 4097, 8192};
     static const struct {
         gemm_layout l;
         int pad, offset;
-    } kinds[] = {{GEMM_TN, 0, 0}, {GEMM_NN, 0, 0}, {GEMM_TT, 3, 1}, {GEMM_TN, 1, 0}};
+    } kinds[] = {{GEMM_TN, 0, 0},
+                 {GEMM_NN, 0, 0},
+                 {GEMM_TT, 3, 1},
+                 {GEMM_TN, 1, 0},
+                 {GEMM_TN, 7, 0}}; /* pad 7: K = 4097 with lda = 4104, no copies */
     const int ne = sizeof ext / sizeof ext[0], nk = sizeof ks / sizeof ks[0];
-    for (int a = 0; a < ne; ++a)
-        for (int b = 0; b < ne; ++b)
-            for (int c = 0; c < nk; ++c)
-                for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
-                    for (size_t v = 0; v < sizeof kinds / sizeof kinds[0]; ++v) {
-                        const gemm_problem p = problem(ext[a], ext[b], ks[c], (gemm_dtype)dt,
-                                                       kinds[v].l, kinds[v].pad, kinds[v].offset);
-                        if (in_class(&p, &d)) assert_s1(&p, &d);
-                        else assert_not_s1(&p, &d);
-                    }
+    for (int g = 0; g < 2; ++g)
+        for (int a = 0; a < ne; ++a)
+            for (int b = 0; b < ne; ++b)
+                for (int c = 0; c < nk; ++c)
+                    for (int dt = 0; dt < GEMM_NDTYPES; ++dt)
+                        for (size_t v = 0; v < sizeof kinds / sizeof kinds[0]; ++v) {
+                            const gemm_problem p =
+                                problem(ext[a], ext[b], ks[c], (gemm_dtype)dt, kinds[v].l,
+                                        kinds[v].pad, kinds[v].offset);
+                            if (in_class(&p)) assert_s1(&p, gpus[g]);
+                            else assert_not_s1(&p, gpus[g]);
+                        }
 }
 
 /* the lesson's own rule for shapes outside the class (its README's table of the suite) */
@@ -181,12 +197,15 @@ Test(choice, outside_unchanged) {
         gemm_dtype dt;
         const char *rule;
     } want[] = {
-        {16, 4096, 4096, GEMM_FP16, "T2"},   {64, 4096, 4096, GEMM_FP16, "T3"},
+        {16, 4096, 4096, GEMM_FP16, "T2"},   {16, 4096, 1024, GEMM_BF16, "T2"},
+        {64, 4096, 16384, GEMM_FP16, "T3"},  {32, 4096, 8192, GEMM_BF16, "T3"},
+        {64, 4096, 4097, GEMM_FP16, "T3"},   {17, 14336, 4104, GEMM_FP16, "T3"},
         {128, 4096, 4096, GEMM_FP16, "T6"},  {1024, 1024, 16384, GEMM_BF16, "T6"},
         {2048, 2048, 2048, GEMM_FP16, "T7"}, {4096, 4096, 4096, GEMM_FP16, "T8"},
         {4096, 4096, 1024, GEMM_BF16, "T8"}, {4096, 16, 4096, GEMM_FP16, "T4"},
         {4096, 48, 1024, GEMM_FP16, "T5"},   {1024, 1024, 1024, GEMM_FP32, "F1"},
-        {16, 4096, 4096, GEMM_FP32, "F1"},   {4096, 4096, 4096, GEMM_FP32, "F4"},
+        {16, 4096, 4096, GEMM_FP32, "F1"},   {32, 4096, 4096, GEMM_FP32, "F1"},
+        {4096, 4096, 4096, GEMM_FP32, "F4"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         const gemm_problem p = tn(want[i].m, want[i].n, want[i].k, want[i].dt);
@@ -226,17 +245,19 @@ Test(row, strings) {
     cr_assert(!todo(s->measured) && strlen(s->measured) >= 10,
               "S1's measured is not written yet (TODO 2): \"%s\"", s->measured ? s->measured : "");
     /* the when names what the class is made of */
-    cr_assert(strstr(s->when, "1024") != NULL,
-              "S1's when (\"%s\") does not say the longest K of the class (1024)", s->when);
+    cr_assert(strstr(s->when, "4096") != NULL,
+              "S1's when (\"%s\") does not say the longest K of the class (4096)", s->when);
+    cr_assert(strstr(s->when, "64") != NULL,
+              "S1's when (\"%s\") does not say the largest M of the class (64)", s->when);
 }
 
 Test(row, explain) {
     rule_written();
     const disp_device d = disp_device_default();
-    const gemm_problem p = tn(1024, 1024, 1024, GEMM_BF16);
+    const gemm_problem p = tn(17, 4096, 4096, GEMM_BF16);
     char line[512];
     disp_explain(&p, &d, line, sizeof line);
-    cr_assert(strstr(line, "(rule S1: ") != NULL, "--explain for 1024x1024x1024: \"%s\"", line);
+    cr_assert(strstr(line, "(rule S1: ") != NULL, "--explain for 17x4096x4096: \"%s\"", line);
     cr_assert(!todo(disp_rules[0].when) && strstr(line, disp_rules[0].when) != NULL,
               "--explain does not print S1's when: \"%s\"", line);
     disp_choice c;
