@@ -8,7 +8,7 @@
  * How it is used: the grading build defines DISP_EXERCISE; dispatch.h then includes this file
  * just before its rules table (so every type and helper above that point is yours to use:
  * disp_in, disp_configs, disp_tiles_of, disp_split_for, ...) and puts DISP_EXERCISE_RULES first
- * in the table. disp_choose tries your rule before T1..T8; when it applies and the
+ * in the table. disp_choose tries your rule before T1..T9; when it applies and the
  * configuration it names accepts the problem (disp_refusal, with the K split disp_split_for
  * picks), the problem is yours; otherwise the lesson's rules decide, as before. The CPU grader
  * (tests/test_exercise_08.c) and the `exercise` variant of the graded binary run this very
