@@ -4,14 +4,14 @@
  * disp_device_default (132 SMs, the registry's CTAs per SM), and a GPU of 64 SMs where the
  * class must not move.
  *
- * The class of S1 (exercise/README.md): fp16/bf16, 16 < M <= 64, K <= 4096, any N, whatever
+ * The class of S1 (exercise/README.md): fp16/bf16, 16 < M <= 64, K <= 2048, any N, whatever
  * the GPU's SM count, in every layout and alignment (operands the 16-byte copy cannot take are
  * first copied by rule R1, K zero-padded to a multiple of 8, and the rules then see the
- * copies: a K of 4089..4096 stays <= 4096, 4097 becomes 4104).
+ * copies: a K of 2041..2048 stays <= 2048, 2049 becomes 2056).
  *
  * Suite choice: the class's shapes get S1 and a Tensor Core configuration of the registry, on
  * the problem as it is (not C^T); the borders of the class on both sides (M = 16 / 17, 64 / 65,
- * K = 4096 / 4097, fp32, on 132 and on 64 SMs); over a grid of extents, dtypes, layouts and
+ * K = 2048 / 2049, fp32, on 132 and on 64 SMs); over a grid of extents, dtypes, layouts and
  * alignments S1 is chosen exactly for the class, and every problem still gets a configuration
  * that accepts it (disp_refusal says NULL for what will run); outside the class every problem
  * gets the lesson's own rule (pinned for a few shapes).
@@ -41,7 +41,7 @@ static const char *layout_name(gemm_layout l) {
 
 /* The class, as the README states it (the GPU plays no part). */
 static int in_class(const gemm_problem *p) {
-    return p->dtype != GEMM_FP32 && p->m > 16 && p->m <= 64 && p->k <= 4096;
+    return p->dtype != GEMM_FP32 && p->m > 16 && p->m <= 64 && p->k <= 2048;
 }
 
 static int s1_index(void) { return 0; } /* DISP_EXERCISE_RULES come first in the table */
@@ -68,7 +68,7 @@ static void assert_s1(const gemm_problem *p, const disp_device *d) {
     disp_choice c;
     cr_assert_eq(disp_choose(p, d, &c), 0, "%dx%dx%d: no configuration", p->m, p->n, p->k);
     cr_assert(is_s1(&c),
-              "%dx%dx%d %s %s is in the class of S1 (16 < M <= 64, K <= 4096; a GPU of %d "
+              "%dx%dx%d %s %s is in the class of S1 (16 < M <= 64, K <= 2048; a GPU of %d "
               "SMs) but gets: %s",
               p->m, p->n, p->k, dt_name(p->dtype), layout_name(p->layout), d->sms, said(p, d));
     cr_assert_eq(disp_configs[c.cfg].kind, DISP_TC,
@@ -92,9 +92,9 @@ static void assert_not_s1(const gemm_problem *p, const disp_device *d) {
 static void rule_written(void) {
     disp_choice c;
     const disp_device d = disp_device_default();
-    const gemm_problem p = tn(40, 4096, 2048, GEMM_FP16); /* inside, off every border */
+    const gemm_problem p = tn(40, 4096, 1024, GEMM_FP16); /* inside, off every border */
     cr_assert(disp_choose(&p, &d, &c) == 0 && is_s1(&c),
-              "S1 does not take 40x4096x2048 fp16 (is ex08_s1_applies written yet? TODO 1): %s",
+              "S1 does not take 40x4096x1024 fp16 (is ex08_s1_applies written yet? TODO 1): %s",
               said(&p, &d));
 }
 
@@ -103,12 +103,11 @@ static void rule_written(void) {
 Test(choice, class_table) {
     rule_written();
     const disp_device d = disp_device_default();
-    /* the class's measured shapes (README.md), the suite's 64x4096x4096, odd extents */
+    /* the class's measured shapes (README.md), LLM-like ones, odd extents */
     static const int shapes[][3] = {
-        {17, 4096, 4096}, {24, 8192, 4096},  {32, 4096, 4096},  {48, 4096, 4096},
-        {64, 1024, 1024}, {32, 14336, 4096}, {64, 2048, 512},   {40, 2048, 2048},
-        {64, 8192, 1024}, {64, 4096, 4096},  {33, 127, 1000},   {63, 4093, 2048},
-        {17, 7, 4096},    {64, 1, 1},        {40, 16769, 4096}, {20, 65536, 4096},
+        {64, 1024, 1024}, {64, 2048, 512},   {40, 2048, 2048},  {64, 8192, 1024},  {63, 4093, 2048},
+        {17, 4096, 2048}, {32, 14336, 1024}, {48, 4096, 1536},  {33, 127, 1000},   {17, 7, 2048},
+        {64, 1, 1},       {40, 16769, 2048}, {20, 65536, 2048}, {24, 11008, 2048},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
         for (int dt = GEMM_FP16; dt <= GEMM_BF16; ++dt) {
@@ -124,15 +123,15 @@ Test(choice, borders) {
     disp_device small = d; /* the class is not the GPU's: the same on a GPU of 64 SMs */
     small.sms = 64;
     const disp_device *gpus[] = {&d, &small};
-    /* M: 16 is T2's, 17..64 S1's, 65 the other rules'; K: 4096 is S1's, 4097 is not (TN
-     * with lda = 4097: R1's copies pad K to 4104); 4093 is S1's (copies: K = 4096) */
-    static const int in[][3] = {{17, 1024, 4096},  {64, 1024, 4096}, {17, 4096, 4096},
-                                {64, 4096, 4096},  {64, 65, 1},      {17, 16, 4096},
-                                {17, 16769, 4096}, {64, 4096, 4093}, {33, 1000, 4095}};
-    static const int out[][3] = {{16, 1024, 4096}, {16, 4096, 4096},  {65, 1024, 4096},
-                                 {65, 4096, 4096}, {17, 4096, 4097},  {64, 4096, 4097},
-                                 {64, 1024, 4097}, {17, 4096, 8192},  {64, 4096, 16384},
-                                 {1, 4096, 4096},  {128, 4096, 4096}, {65, 64, 1}};
+    /* M: 16 is T2's, 17..64 S1's, 65 the other rules'; K: 2048 is S1's, 2049 is not (TN
+     * with lda = 2049: R1's copies pad K to 2056); 2045 is S1's (copies: K = 2048) */
+    static const int in[][3] = {{17, 1024, 2048},  {64, 1024, 2048}, {17, 4096, 2048},
+                                {64, 4096, 2048},  {64, 65, 1},      {17, 16, 2048},
+                                {17, 16769, 2048}, {64, 4096, 2045}, {33, 1000, 2047}};
+    static const int out[][3] = {{16, 1024, 2048}, {16, 4096, 2048},  {65, 1024, 2048},
+                                 {65, 4096, 2048}, {17, 4096, 2049},  {64, 4096, 2049},
+                                 {64, 1024, 2049}, {17, 4096, 4096},  {64, 4096, 4096},
+                                 {1, 4096, 2048},  {128, 4096, 2048}, {65, 64, 1}};
     for (int g = 0; g < 2; ++g) {
         for (size_t i = 0; i < sizeof in / sizeof in[0]; ++i)
             for (int dt = 0; dt < GEMM_NDTYPES; ++dt) {
@@ -145,11 +144,11 @@ Test(choice, borders) {
                 const gemm_problem p = tn(out[i][0], out[i][1], out[i][2], (gemm_dtype)dt);
                 assert_not_s1(&p, gpus[g]);
             }
-        /* K = 4097 on the 16-byte path (lda = ldb = 4104: no copies), as the rules see it */
+        /* K = 2049 on the 16-byte path (lda = ldb = 2056: no copies), as the rules see it */
         for (int dt = GEMM_FP16; dt <= GEMM_BF16; ++dt) {
-            const gemm_problem p = problem(17, 4096, 4097, (gemm_dtype)dt, GEMM_TN, 7, 0);
-            const gemm_problem q = problem(64, 1000, 4097, (gemm_dtype)dt, GEMM_TN, 7, 0);
-            const gemm_problem r = problem(33, 1000, 4096, (gemm_dtype)dt, GEMM_TN, 8, 0);
+            const gemm_problem p = problem(17, 4096, 2049, (gemm_dtype)dt, GEMM_TN, 7, 0);
+            const gemm_problem q = problem(64, 1000, 2049, (gemm_dtype)dt, GEMM_TN, 7, 0);
+            const gemm_problem r = problem(33, 1000, 2048, (gemm_dtype)dt, GEMM_TN, 8, 0);
             assert_not_s1(&p, gpus[g]);
             assert_not_s1(&q, gpus[g]);
             assert_s1(&r, gpus[g]);
@@ -165,7 +164,7 @@ Test(choice, sweep_every_problem) {
     const disp_device *gpus[] = {&d, &small};
     static const int ext[] = {1,   16,  17,   33,   63,   64,   65,   100,  127,   128,
                               129, 500, 1000, 1024, 1025, 1408, 2048, 4093, 16768, 16769};
-    static const int ks[] = {1, 7, 33, 64, 512, 1000, 1024, 4093, 4096, 4097, 8192};
+    static const int ks[] = {1, 7, 33, 64, 512, 1000, 2045, 2048, 2049, 4096, 8192};
     static const struct {
         gemm_layout l;
         int pad, offset;
@@ -173,7 +172,7 @@ Test(choice, sweep_every_problem) {
                  {GEMM_NN, 0, 0},
                  {GEMM_TT, 3, 1},
                  {GEMM_TN, 1, 0},
-                 {GEMM_TN, 7, 0}}; /* pad 7: K = 4097 with lda = 4104, no copies */
+                 {GEMM_TN, 7, 0}}; /* pad 7: K = 2049 with lda = 2056, no copies */
     const int ne = sizeof ext / sizeof ext[0], nk = sizeof ks / sizeof ks[0];
     for (int g = 0; g < 2; ++g)
         for (int a = 0; a < ne; ++a)
@@ -199,7 +198,7 @@ Test(choice, outside_unchanged) {
     } want[] = {
         {16, 4096, 4096, GEMM_FP16, "T2"},   {16, 4096, 1024, GEMM_BF16, "T2"},
         {64, 4096, 16384, GEMM_FP16, "T3"},  {32, 4096, 8192, GEMM_BF16, "T3"},
-        {64, 4096, 4097, GEMM_FP16, "T3"},   {17, 14336, 4104, GEMM_FP16, "T3"},
+        {64, 4096, 4096, GEMM_FP16, "T3"},   {17, 14336, 4104, GEMM_FP16, "T3"},
         {128, 4096, 4096, GEMM_FP16, "T7"},  {1024, 1024, 16384, GEMM_BF16, "T7"},
         {2048, 2048, 2048, GEMM_FP16, "T8"}, {4096, 4096, 4096, GEMM_FP16, "T9"},
         {4096, 4096, 1024, GEMM_BF16, "T9"}, {4096, 16, 4096, GEMM_FP16, "T4"},
@@ -246,8 +245,8 @@ Test(row, strings) {
     cr_assert(!todo(s->measured) && strlen(s->measured) >= 10,
               "S1's measured is not written yet (TODO 2): \"%s\"", s->measured ? s->measured : "");
     /* the when names what the class is made of */
-    cr_assert(strstr(s->when, "4096") != NULL,
-              "S1's when (\"%s\") does not say the longest K of the class (4096)", s->when);
+    cr_assert(strstr(s->when, "2048") != NULL,
+              "S1's when (\"%s\") does not say the longest K of the class (2048)", s->when);
     cr_assert(strstr(s->when, "64") != NULL,
               "S1's when (\"%s\") does not say the largest M of the class (64)", s->when);
 }
@@ -255,10 +254,10 @@ Test(row, strings) {
 Test(row, explain) {
     rule_written();
     const disp_device d = disp_device_default();
-    const gemm_problem p = tn(17, 4096, 4096, GEMM_BF16);
+    const gemm_problem p = tn(17, 4096, 2048, GEMM_BF16);
     char line[512];
     disp_explain(&p, &d, line, sizeof line);
-    cr_assert(strstr(line, "(rule S1: ") != NULL, "--explain for 17x4096x4096: \"%s\"", line);
+    cr_assert(strstr(line, "(rule S1: ") != NULL, "--explain for 17x4096x2048: \"%s\"", line);
     cr_assert(!todo(disp_rules[0].when) && strstr(line, disp_rules[0].when) != NULL,
               "--explain does not print S1's when: \"%s\"", line);
     disp_choice c;

@@ -1,4 +1,4 @@
-/* rule_ex.h - lesson 08 assignment: rule S1, the dispatcher's pick for 17 to 64 rows (K <= 4096).
+/* rule_ex.h - lesson 08 assignment: rule S1, the dispatcher's pick for 17 to 64 rows (K <= 2048).
  *
  * YOU WRITE the rule (README.md of this folder): its predicate, ex08_s1_applies (TODO 1: which
  * problems it takes and which configuration of the registry it names), and its row in
@@ -15,14 +15,14 @@
  * code. Host-only C11 (gcc and nvcc).
  *
  * Check, run, grade:  make grade08                         (without a GPU: the CPU part)
- *                     make exercise08 && ./run --explain --size 17x4096x4096
+ *                     make exercise08 && ./run --explain --size 17x4096x2048
  */
 #ifndef EX08_RULE_EX_H
 #define EX08_RULE_EX_H
 
 #define EX08_TODO "TODO" /* a string of the row not written yet */
 
-/* TODO 1. Rule S1 takes the problems of the class "17 to 64 rows, K up to 4096" (README.md,
+/* TODO 1. Rule S1 takes the problems of the class "17 to 64 rows, K up to 2048" (README.md,
  * "The shape class": the dtype, the smallest and the largest M, the longest K, with their
  * borders; N is any) and names, in *cfg, the registry configuration (disp_configs, by its
  * name) that you measured to be fastest on them. Return 1 when it takes the problem, 0
