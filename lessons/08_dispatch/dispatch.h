@@ -8,6 +8,7 @@
  *   disp_smem_bytes    dynamic shared memory of one CTA of a configuration
  *   disp_refusal       why a configuration cannot compute a problem exactly (NULL: it can)
  *   disp_split_for     the K split a split-K configuration uses for a problem
+ *   disp_unsplit_twin  the registry row that runs a split-K configuration's kernel unsplit
  *   disp_rules[]       the heuristic, one row per rule: when, what, why, what was measured
  *   disp_choose        the configuration, split and orientation for a problem, and the rule
  *   disp_explain       that choice as one line (./run --explain)
