@@ -548,7 +548,7 @@ static inline int disp_half_sms(const disp_in *in, const char *cfg) {
     return 2 * disp_tiles_of(cfg, in->p->m, in->p->n) < in->d->sms;
 }
 /* Longest K rule T6 runs unsplit: at K = 2048 (1024^2, 512x1024) T6's tiles won by 1.2x, at
- * K = 4096 (1024^2) T7's split won by 1% (run 15-1); between them is not measured. */
+ * K = 4096 (1024^2) T7's split won by 0.5% (run 15-1); between them is not measured. */
 #define DISP_T6_MAX_K 2048
 /* T6: fewer 128x128 tiles than half the SMs and a short K: smaller tiles, no K split. 64-row
  * tiles when they give half the SMs a CTA, else 16-row tiles (4x the CTAs of 64-row ones). */
@@ -697,24 +697,24 @@ static const disp_rule disp_rules[] = {
      "the SMs idle) give the SMs CTAs without a split",
      "--tune, run 15-1, fp16: 512^3 16x128 0.0076 ms against T7's split 0.0133 (1.76x), 1024^3 "
      "64x128 0.0138 against 0.0234 (1.70x), 256x2048x768 1.70x, 1024x1024x2048 1.26x; at "
-     "1024x1024x4096 T7's split won by 1%",
+     "1024x1024x4096 T7's split won by 0.5%",
      disp_rule_t6},
     {"T7", "fp16/bf16 TN, fewer 128x128 tiles than half the SMs, K > 2048",
      "the tiles alone leave SMs idle; split-K (each split >= DISP_MIN_SPLIT_K_TC of K) gives "
      "every SM work, and the fp32 partial sums cost one extra pass over C",
      "shape suite, run 11-3, fp16: 128x4096x4096 67%, 1024x1024x16384 60% of cuBLAS; --tune, "
-     "run 15-1: the best candidate, or within 1.18x of it, on 14 such shapes (M, N 80-1024, "
-     "K 4096-16384)",
+     "run 15-1: the best candidate, or within 1.18x of it, on 14 such shapes (M 80-1024, N "
+     "512-8192, K 4096-16384)",
      disp_rule_t7},
     {"T8",
      "fp16/bf16 TN, fewer 128x256 tiles than SMs, or fewer than 5 per SM with the last wave "
      "at most half full",
      "128x128 tiles, 2 CTAs per SM: twice the CTAs spread over the SMs where 128x256 tiles "
      "leave many idle",
-     "shape suite, run 11-3: 2048^3 66% / 64% of cuBLAS; run 12-2: 128x128 tiles 5-20% faster "
+     "shape suite, run 11-3: 2048^3 66% / 64% of cuBLAS; run 12-2: 128x128 tiles 5-20% less time "
      "at last-wave fills of 15-45% (up to 4.36 tiles per SM), the persistent kernel 5% faster "
      "at 70-94%; --tune, run 15-1: at 66-131 tiles of 128x128, 1.1-2.0x faster than a K split "
-     "of 2 (1408^2 x 1024 1.88x, 128x14336x4096 1.09x)",
+     "of 2 (1408^2 x 1024 1.88x, 128x14336x4096 1.08x)",
      disp_rule_t8},
     {"T9", "fp16/bf16, everything else (large M, N)",
      "lesson 07's fastest tile; persistent CTAs overlap a tile's epilogue with the next tile's "
