@@ -254,6 +254,26 @@ Test(choose, small_m_small_n_and_deep_k) {
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
 }
 
+/* K <= DISP_NO_SPLIT_K_TC: no Tensor Core split (K = 512 was the one such K that 256 of K per
+ * split let split, in 2), so the split-K rows run as their unsplit twins; one K tile more
+ * splits again. fp32's SIMT splits keep their own minimum. */
+Test(choose, no_tc_split_at_short_k) {
+    static const want ws[] = {
+        {16, 4096, 512, GEMM_FP16, GEMM_TN, "16x128x64_s4", 1, 0, "T2"},
+        {64, 2048, 512, GEMM_BF16, GEMM_TN, "64x128x64_s3", 1, 0, "T3"},
+        {64, 2048, 576, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 2, 0, "T3"},
+        {4096, 1, 512, GEMM_FP16, GEMM_TN, "16x128x64_s4", 1, 1, "T4"},
+        {64, 4096, 512, GEMM_FP32, GEMM_TN, "simt_32x64x8_2w", 4, 0, "F1"},
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+    const disp_device d = disp_device_default();
+    for (int ci = 0; ci < DISP_NCONFIGS; ++ci)
+        if (disp_configs[ci].kind == DISP_TC && disp_configs[ci].split == 0)
+            for (int k = 1; k <= DISP_NO_SPLIT_K_TC; k += 37)
+                cr_assert_eq(disp_split_for(ci, 16, 1024, k, &d, DISP_WS_BYTES), 1, "%s K %d",
+                             disp_configs[ci].name, k);
+}
+
 /* The tuning run's seven shapes off the suite (notes/perf.md run 11-2), fp16 TN. */
 static const want tune_extra[] = {
     {32, 4096, 4096, GEMM_FP16, GEMM_TN, "64x128x64_s3_splitk", 8, 0, "T3"},

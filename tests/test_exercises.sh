@@ -69,10 +69,10 @@ fi
 tag=exercise; [ -d solutions ] && tag=solution
 cpu=$BUILD/grade/01_naive/$tag/cpu
 if [ -x "$cpu" ]; then
-    mock() { # mode, expected exit status, expected GPU points, a text the output must contain
+    mock() { # mode, expected exit status, expected GPU points, a text the output must contain[, rubric]
         local out rc r gpu t0=$(date +%s)
         out=$(MOCK_MODE=$1 GRADE_TIMEOUT=2 GRADE_NO_GPU= bash tests/grade/grade.sh --lesson 01_naive \
-              --rubric lessons/01_naive/exercise/rubric.txt --src mock --report "$BUILD/grade/mock/$1" \
+              --rubric "${5:-lessons/01_naive/exercise/rubric.txt}" --src mock --report "$BUILD/grade/mock/$1" \
               --cpu "$cpu" --run tests/grade/mock_run.sh --probe tests/grade/mock_run.sh 2>&1); rc=$?
         r=$BUILD/grade/mock/$1/report.json
         gpu=$(( $(sed -n 's/^  "score": \([0-9]*\),$/\1/p' "$r") - $(sed -n 's/^  "cpu_score": \([0-9]*\),$/\1/p' "$r") ))
@@ -90,6 +90,10 @@ if [ -x "$cpu" ]; then
     mock fault 1 0 "CUDA error (does the kernel fault?)"
     mock hang 1 0 "not run: the kernel timed out in check sweep"
     mock refuse 1 0 "refused: 1 case of exercise"
+    # a speed check against two BASE variants counts the faster one (mock_fast: half the time)
+    mkdir -p "$BUILD/grade/mock"
+    sed 's/| 80 default /| 80 default,mock_fast /' lessons/01_naive/exercise/rubric.txt > "$BUILD/grade/mock/bases.txt"
+    mock pass 1 52 "50.0% of mock_fast's speed" "$BUILD/grade/mock/bases.txt"
 else
     fail=1; echo "FAIL grader with a mock GPU: $cpu is not built"
 fi

@@ -400,15 +400,23 @@ static inline const char *disp_refusal(const disp_config *c, const gemm_problem 
  * written and read back; reasoned, not timed on its own). Multiples of every BK. */
 #define DISP_MIN_SPLIT_K_TC 256
 #define DISP_MIN_SPLIT_K_SIMT 128
+/* Longest K that a Tensor Core configuration never splits. DISP_MIN_SPLIT_K_TC alone lets K =
+ * 512 split in 2; in tuning run 16-6 (fp16, M 8-64, N 1024-14336, K 256 and 512: 60 problems)
+ * an unsplit tile was the fastest candidate on every one, and T2's 16-row tile split in 2
+ * took 1.19-1.39x its unsplit time at K = 512: the second kernel and the fp32 partial sums
+ * cost more than half of so short a K loop. */
+#define DISP_NO_SPLIT_K_TC 512
 
 /* The K split configuration ci uses for an (m, n, k) problem on device d: its fixed split, or
- * (split 0) as many as fill the GPU's CTA slots once (slots / tiles), no more than leave each
- * split DISP_MIN_SPLIT_K_* of K (so never more splits than K tiles), DISP_MAX_SPLIT, and what
- * fits ws_bytes of workspace; at least 1. */
+ * (split 0) 1 for a Tensor Core configuration at K <= DISP_NO_SPLIT_K_TC, else as many as
+ * fill the GPU's CTA slots once (slots / tiles), no more than leave each split
+ * DISP_MIN_SPLIT_K_* of K (so never more splits than K tiles), DISP_MAX_SPLIT, and what fits
+ * ws_bytes of workspace; at least 1. */
 static inline int disp_split_for(int ci, int m, int n, int k, const disp_device *d,
                                  long long ws_bytes) {
     const disp_config *c = &disp_configs[ci];
     if (c->split) return c->split;
+    if (c->kind != DISP_SIMT && k <= DISP_NO_SPLIT_K_TC) return 1;
     const long long tiles = disp_tiles(c, m, n);
     const long long slots = (long long)d->sms * (d->ctas_per_sm[ci] > 0 ? d->ctas_per_sm[ci] : 1);
     long long s = slots / tiles;

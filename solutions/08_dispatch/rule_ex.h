@@ -50,7 +50,8 @@ static inline int ex08_s1_applies(const disp_in *in, const char **cfg, int *t) {
      "split that fills the GPU is smaller, or 1",                                               \
      "H200, 2026-12-02 (fp16, the split S1 runs, against T3's pick): 64x8192x1024 0.0129 ms / " \
      "0.0179 (1.39x), 63x4093x2048 0.0194 / 0.0253 (1.30x), 64x1024x1024 1.13x, 64x2048x512 "   \
-     "1.11x, 40x2048x2048 1.03-1.06x; at K = 4096 mixed (64x4096x4096: T3 1.06x faster)",       \
+     "1.30x (run 16-7), 40x2048x2048 1.03-1.06x; at K = 4096 mixed (64x4096x4096: T3 1.06x "    \
+     "faster)",                                                                                 \
      ex08_s1_applies},
 
 #endif /* EX08_RULE_EX_H */

@@ -18,7 +18,9 @@
 #            "0 failed, 0 skipped" (a refused case counts as failed).
 #     speed  spec = "T BASE <./run options>": `run --variant BASE,exercise <options>`, which
 #            checks both and times both in the same run; BASE is one of the lesson's variants
-#            (`default`: its first). Full points when the exercise runs at >= T% of BASE's
+#            (`default`: its first) or several, comma-separated, of which each case takes the
+#            fastest that passed (a rubric can so name the candidates without saying which
+#            one the staff picked). Full points when the exercise runs at >= T% of that
 #            speed (the worst case over the rows), half at >= T/2 %.
 # Each GPU check runs under `timeout` (GRADE_TIMEOUT seconds, default 300): a kernel that hangs
 # loses that check, and the GPU checks after it are not run (they would hang too). A wrong answer or a fault loses the check's points
@@ -202,21 +204,24 @@ for n in "${!ids[@]}"; do
             gpu_check "$log" --variant "$base,exercise" $opts --csv "$log.csv"
             if [ $st != ok ] && [ ! -s "$log.csv" ]; then detail="not timed: $why"
             else
-                # pair each exercise row with the lesson's row of the same case (columns found
-                # by name in the CSV header: variant, dtype, layout, m, n, k, ms, status)
+                # pair each exercise row with the fastest passing BASE row of the same case
+                # (columns found by name in the CSV header: variant, dtype, layout, m, n, k, ms,
+                # status)
                 res=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
                     { key = $c["dtype"] "," $c["layout"] "," $c["m"] "x" $c["n"] "x" $c["k"]
                         if ($c["variant"] == "exercise") { ex[key] = $c["ms"]; exst[key] = $c["status"] }
-                        else { ref[key] = $c["ms"]; refname = $c["variant"] } }
+                        else if ($c["status"] == "PASS" && $c["ms"] > 0 &&
+                                 (!(key in ref) || $c["ms"] < ref[key])) {
+                            ref[key] = $c["ms"]; rname[key] = $c["variant"] } }
                     END { worst = -1; n = 0
                         for (k in ex) {
                             if (exst[k] != "PASS" || ex[k] <= 0) { print "fail " k; exit }
                             if (!(k in ref) || ref[k] <= 0) continue
                             pct = 100 * ref[k] / ex[k]; n++
-                            if (worst < 0 || pct < worst) { worst = pct; wk = k; wex = ex[k]; wref = ref[k] }
+                            if (worst < 0 || pct < worst) { worst = pct; wk = k; wex = ex[k]; wref = ref[k]; wname = rname[k] }
                         }
                         if (n == 0) print "none"
-                        else printf "ok %.1f %s %.4f %s %.4f\n", worst, wk, wex, refname, wref }' "$log.csv")
+                        else printf "ok %.1f %s %.4f %s %.4f\n", worst, wk, wex, wname, wref }' "$log.csv")
                 set -- $res
                 if [ "$1" = fail ]; then detail="not timed: the exercise failed its check at $2${why:+ ($why)}"
                 elif [ "$1" != ok ]; then detail="no timing of both kernels in the same run${why:+: $why}"

@@ -9,6 +9,8 @@
 #   fault   a CUDA error, as CUDA_CHECK reports an illegal address (exit 3)
 #   hang    never returns (the grader's timeout must stop it)
 #   refuse  every case is refused (exit 2, "refused:")
+# A variant named mock_fast (a second BASE of a speed check) takes half the lesson kernel's time
+# in every mode but hang, fault and refuse.
 set -u
 [ $# = 0 ] && { echo "Mock GPU, sm_90, 132 SMs"; exit 0; }   # called as the probe
 variants=exercise csv=
@@ -31,6 +33,7 @@ for v in ${variants//,/ }; do
     st=PASS ms=10.0
     [ "$mode" = fail ] && [ "$v" = exercise ] && st=FAIL
     [ "$mode" = slow ] && [ "$v" = exercise ] && ms=20.0
+    [ "$v" = mock_fast ] && ms=5.0
     printf '%-24s fp32  TT    127    127    127 %10s %9s %10s %8s %10s %5s\n' "$v" "$ms" 1.0 1.0 50.0 0.0 "$st"
     [ "$st" = FAIL ] && echo "  FAIL 00_mock/$v fp32 TT 127x127x127: 16129 NaN/Inf outputs (unwritten?), first at (0,0)"
     [ -n "$csv" ] && echo "00_mock,$v,fp32,TT,127,127,127,1,0,$ms,1.0,1.0,1.0,50.0,0,0,$st,Mock GPU,13000,13000,date,mock" >> "$csv"
