@@ -11,6 +11,8 @@
  *     swizzle Sw<3,3,3> in element units;
  *   - the K slices the descriptors address (32-byte steps) hold elements 16*kk .. 16*kk+15;
  *   - the grouped rasterization is a bijection over the tiles for any group size;
+ *   - the persistent grid keeps the rounds of the largest grid on the fewest clusters, each
+ *     walking the same number of items or one fewer;
  *   - the stmatrix epilogue: the stmatrix layouts of layout_tv.h are the PTX ISA's, every
  *     register half a warp stores lands where the wgmma fragment has the accumulator the
  *     kernel puts there, each box of the slab is written exactly once, without bank conflicts,
@@ -243,6 +245,27 @@ Test(pingpong, every_tile_once) {
     cr_assert_eq(p9_work_items(512, 49, 66), 8);
     cr_assert_eq(p9_work_items(512, 50, 66), 7);
     cr_assert_eq(p9_work_items(5, 7, 66), 0);
+}
+
+/* The persistent grid: never more clusters than fit, the same number of rounds as with all of
+ * them, and none to spare (one cluster fewer would need another round). */
+Test(persistent, grid_keeps_the_rounds_on_the_fewest_clusters) {
+    cr_assert_eq(p9_persistent_clusters(256, 66), 64); /* 4096^3: 4 rounds */
+    cr_assert_eq(p9_persistent_clusters(448, 66), 64); /* 2048x14336: 7 rounds */
+    cr_assert_eq(p9_persistent_clusters(64, 66), 64);  /* 2048^3: one round */
+    cr_assert_eq(p9_persistent_clusters(67, 66), 34);  /* 2 rounds of 2 items */
+    cr_assert_eq(p9_persistent_clusters(0, 66), 0);
+    for (int max = 1; max <= 140; ++max)
+        for (long long n = 1; n <= 3000; ++n) {
+            const int c = p9_persistent_clusters(n, max);
+            const long long rounds = (n + max - 1) / max;
+            cr_assert(c >= 1 && c <= max && c <= n, "n %lld max %d: %d", n, max, c);
+            cr_assert_eq((n + c - 1) / c, rounds, "n %lld max %d: %d", n, max, c);
+            if (c > 1) cr_assert_gt((n + c - 2) / (c - 1), rounds, "n %lld max %d", n, max);
+            /* the walk: the first cluster gets `rounds` items, the last at least rounds - 1 */
+            cr_assert_eq(p9_work_items((int)n, 0, c), rounds, "n %lld c %d", n, c);
+            cr_assert_geq(p9_work_items((int)n, c - 1, c), rounds - 1, "n %lld c %d", n, c);
+        }
 }
 
 /* ---- the turn protocol, played through -------------------------------------------------

@@ -21,8 +21,9 @@
  *   ws_2wg_4stage     + warp specialization: a producer warpgroup (one thread issues every
  *                     TMA) and two consumer warpgroups (128x256 CTA tile), setmaxnreg moves
  *                     registers from the producer to the consumers.
- *   ws_persistent     + persistent CTAs: one CTA per SM walks tiles in grouped-raster order;
- *                     the producer runs ahead into the next tile while consumers store C.
+ *   ws_persistent     + persistent CTAs: one CTA per SM at most, walking tiles in grouped-
+ *                     raster order; the producer runs ahead into the next tile while
+ *                     consumers store C.
  *   ws_persistent_tma_store  + C leaves through swizzled smem and TMA stores.
  *   ws_cluster2       + clusters of 2 CTAs: each loads half of the shared B tile and
  *                     multicasts it to both.
@@ -818,10 +819,11 @@ template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaSt
     lc.attrs = attr;
     lc.numAttrs = 1;
     long long clusters = nwork;
-    if (CFG::PERSIST) { /* one CTA per SM (its smem fills the SM) */
+    if (CFG::PERSIST) { /* at most one CTA per SM (its smem fills the SM), as few as keep
+                         * the rounds (p9_persistent_clusters) */
         int sms;
         if ((e = num_sms(&sms)) != cudaSuccess) return e;
-        if (clusters > sms / CFG::CLUSTER) clusters = sms / CFG::CLUSTER;
+        clusters = p9_persistent_clusters(nwork, sms / CFG::CLUSTER);
         if (CFG::SK && (e = streamk_args<CFG>(&a, (int)nwork, sms, (const void *)kernel, &lc,
                                               &clusters)) != cudaSuccess)
             return e;

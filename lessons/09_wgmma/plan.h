@@ -118,6 +118,18 @@ LAY_HD static inline int p9_work_items(int nwork, int first, int step) {
     return first < nwork ? (nwork - first + step - 1) / step : 0;
 }
 
+/* The clusters a persistent launch starts for nwork work items when at most max_clusters fit
+ * on the GPU at once (nwork >= 0, max_clusters >= 1): the number of rounds stays that of
+ * max_clusters, ceil(nwork / max_clusters), and the grid shrinks to the fewest clusters that
+ * still finish in that many rounds, so that every cluster walks the same number of items or
+ * one fewer. 256 items on 66 clusters: 4 rounds either way, on 64 clusters of 4 items instead
+ * of 58 of 4 and 8 of 3 (the SMs left idle draw no power; run 18-2 in notes/perf.md). */
+LAY_HD static inline int p9_persistent_clusters(long long nwork, int max_clusters) {
+    if (nwork <= max_clusters) return (int)nwork;
+    const long long rounds = (nwork + max_clusters - 1) / max_clusters;
+    return (int)((nwork + rounds - 1) / rounds);
+}
+
 /* ---- the stmatrix epilogue (step 9) -------------------------------------------------------
  * One stmatrix.x4 stores a warp's 16 rows x 16 columns of the slab as four 8x8 matrices, the
  * "stack" of common/layout_tv.h (e = col + 8*row, row = 8q + row of matrix q). The stack is
