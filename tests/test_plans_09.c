@@ -526,12 +526,12 @@ Test(stsm_epilogue, boxes_written_once_without_bank_conflicts) {
  * waits (wait_group.read 0). Returns -1 if a box is written while a store may read it; counts
  * the chunks written while the previous chunk's store was still reading (the overlap). */
 static int epi_play(int tiles, int bufs, int wait_in_loop, int *overlap) {
-    int reading[P9_EPI_BUFS + 1] = {0}; /* per box: a store issued and not waited for */
+    int reading[P9_EPI_CHUNKS + 1] = {0}; /* per box: a store issued and not waited for */
     *overlap = 0;
     for (int tile = 0; tile < tiles; ++tile) {
         for (int b = 0; b < bufs; ++b) reading[b] = 0; /* wait_read 0; barrier */
         for (int q = 0; q < P9_EPI_CHUNKS; ++q) {
-            const int b = bufs == P9_EPI_BUFS ? p9_epi_buf(q) : q % bufs;
+            const int b = p9_epi_buf(q, bufs);
             if (reading[b]) return -1; /* written while a store may read it */
             for (int o = 0; o < bufs; ++o) *overlap += o != b && reading[o];
             if (wait_in_loop)
@@ -552,6 +552,13 @@ Test(stsm_epilogue, staging_protocol) {
     /* the model catches a broken protocol: no wait between chunks, or one box for all */
     cr_assert_eq(epi_play(1, P9_EPI_BUFS, 0, &overlap), -1);
     cr_assert_eq(epi_play(1, 1, 1, &overlap), -1);
+    cr_assert_eq(epi_play(2, 3, 0, &overlap), -1);
+    /* step 11: a box per chunk needs no wait in the loop; chunk q is written while the
+     * stores of all q chunks before it may still read (0 + 1 + 2 + 3 per tile) */
+    for (int tiles = 1; tiles <= 5; ++tiles) {
+        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, 0, &overlap), 0, "%d tiles", tiles);
+        cr_assert_eq(overlap, tiles * 6, "%d tiles: overlap %d", tiles, overlap);
+    }
     cr_assert_eq(P9_EPI_CHUNKS * P9_EPI_BOX_BYTES, 64 * 256 * 2);    /* the whole slab */
     cr_assert_eq(P9_EPI_BUFS * P9_EPI_BOX_BYTES, P9_WG_M * 128 * 2); /* one C staging tile */
 }

@@ -39,6 +39,9 @@
  *                     are split evenly over the clusters; a tile cut in pieces is finished
  *                     by the cluster holding its first K tile, which adds the others' fp32
  *                     partial sums (a workspace slot and a flag per CTA) before its epilogue.
+ *   ws_slab_epi       ws_stmatrix_epi with the shared memory moved from the ring to the
+ *                     epilogue: 3 stages, and a staging box for each of the four chunks, so
+ *                     the epilogue writes all four without waiting for a store.
  * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
  * stored with clipped TMA stores, or from the registers with predication when ldc or C's
  * alignment rule TMA out.
@@ -127,7 +130,7 @@ enum {
  *             the cluster, once the wgmma that read the stage have finished (a multicast
  *             writes the stage in all CTAs, so all of them must have released it) */
 template <int CONSUMERS_, int STAGES_, int WS_, int PERSIST_, int EPI_TMA_, int CLUSTER_,
-          int PINGPONG_ = 0, int SK_ = 0>
+          int PINGPONG_ = 0, int SK_ = 0, int EPI_BUFS_ = P9_EPI_BUFS>
 struct cfg {
     static const int CONSUMERS = CONSUMERS_, STAGES = STAGES_, WS = WS_, PERSIST = PERSIST_;
     static const int EPI_TMA = EPI_TMA_, CLUSTER = CLUSTER_, PINGPONG = PINGPONG_, SK = SK_;
@@ -138,13 +141,19 @@ struct cfg {
     static const int B_BYTES = P9_BLK_N * P9_ROW_BYTES;       /* (256,64) halves */
     static const int B_ROWS_PER_CTA = P9_BLK_N / CLUSTER;     /* rows of B each CTA loads */
     static const int STAGE_BYTES = A_BYTES + B_BYTES;
-    static const int C_BYTES = P9_WG_M * 128 * 2;              /* one C staging tile: 16 KiB */
+    static const int EPI_BUFS = EPI_BUFS_;                    /* staging boxes (EPI_TMA 2) */
+    /* one C staging tile per consumer: 16 KiB (steps 6-10: two (64,128) halves or two boxes),
+     * or 32 KiB for step 11's four boxes */
+    static const int C_BYTES = EPI_TMA == 2 ? EPI_BUFS * P9_EPI_BOX_BYTES : P9_WG_M * 128 * 2;
     static const int SMEM = 1024 /* alignment slack */ + STAGES * STAGE_BYTES +
                             (EPI_TMA ? CONSUMERS * C_BYTES : 0) + 16 * STAGES;
     static_assert(!PERSIST || WS, "persistent CTAs need the producer warpgroup");
     static_assert(CLUSTER == 1 || WS, "clusters need the producer warpgroup");
     static_assert(!PINGPONG || (PERSIST && CONSUMERS == 2), "ping-pong: 2 persistent consumers");
     static_assert(!SK || (PERSIST && !PINGPONG && EPI_TMA == 2), "stream-K: step 9's CTAs");
+    static_assert(EPI_BUFS == P9_EPI_BUFS || (EPI_TMA == 2 && EPI_BUFS == P9_EPI_CHUNKS),
+                  "staging boxes: 2, or one per chunk of the stmatrix epilogue");
+    static_assert(SMEM <= 227 * 1024, "a CTA may have 227 KiB of shared memory");
 };
 
 /* The smem addresses of one CTA's pipeline (32-bit shared-window addresses). */
@@ -404,7 +413,7 @@ static __device__ __forceinline__ void stsm_chunk(const kargs &a, const float *a
     }
 }
 
-template <int BF16>
+template <int BF16, int BUFS>
 static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float *acc, int m0,
                                                      int n0, uint32_t stage, int c,
                                                      const CUtensorMap *tmC) {
@@ -421,13 +430,15 @@ static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float
     ptx_bar_sync(BAR_EPI + c, 128);
 #pragma unroll
     for (int q = 0; q < P9_EPI_CHUNKS; ++q) {
-        const uint32_t buf = stage + p9_epi_buf(q) * P9_EPI_BOX_BYTES;
+        const uint32_t buf = stage + p9_epi_buf(q, BUFS) * P9_EPI_BOX_BYTES;
         if (a.beta == 0.0f)
             stsm_chunk<BF16, 0>(a, acc, q, buf, row, m0 + mt, n0 + nt);
         else
             stsm_chunk<BF16, 1>(a, acc, q, buf, row, m0 + mt, n0 + nt);
         ptx_fence_proxy_async_smem();
-        if (t == 0) ptx_tma_store_wait_read0(); /* chunk q-1's store has read the other box */
+        /* chunk q-1's store has read its box, which chunk q+1 writes (step 9's two boxes);
+         * with a box per chunk (step 11) no box is written twice in a tile */
+        if (BUFS < P9_EPI_CHUNKS && t == 0) ptx_tma_store_wait_read0();
         ptx_bar_sync(BAR_EPI + c, 128);
         if (t == 0) {
             const int col = n0 + 64 * q;
@@ -444,7 +455,7 @@ static __device__ __forceinline__ void store_tile(const kargs &a, const float *a
                                                   int n0, const pipe<CFG> &p, int c,
                                                   const CUtensorMap *tmC) {
     if (CFG::EPI_TMA == 2 && a.c_tma)
-        epilogue_stsm<BF16>(a, acc, m0, n0, p.cstage(c), c, tmC);
+        epilogue_stsm<BF16, CFG::EPI_BUFS>(a, acc, m0, n0, p.cstage(c), c, tmC);
     else if (CFG::EPI_TMA && a.c_tma)
         epilogue_tma<BF16>(a, acc, m0, n0, p.cstage(c), c, tmC);
     else
@@ -847,6 +858,8 @@ typedef cfg<2, 4, 1, 1, 1, 2, 1> cfg_ws_pingpong;
 typedef cfg<2, 4, 1, 1, 2, 2> cfg_ws_stmatrix_epi;
 /* step 10: step 9 with stream-K */
 typedef cfg<2, 4, 1, 1, 2, 2, 0, 1> cfg_ws_streamk;
+/* step 11: step 9 with one stage fewer and the whole slab staged (a box per chunk) */
+typedef cfg<2, 3, 1, 1, 2, 2, 0, 0, P9_EPI_CHUNKS> cfg_ws_slab_epi;
 #define LAUNCH(name)                                                                   \
     static cudaError_t launch_##name(const gemm_problem *p, cudaStream_t s) {          \
         return launch_cfg<cfg_##name>(p, s);                                           \
@@ -861,6 +874,7 @@ LAUNCH(ws_cluster2)
 LAUNCH(ws_pingpong)
 LAUNCH(ws_stmatrix_epi)
 LAUNCH(ws_streamk)
+LAUNCH(ws_slab_epi)
 #undef LAUNCH
 
 /* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
@@ -912,6 +926,7 @@ static const gemm_variant variants[] = {
     V(ws_persistent_tma_store, "ws_persistent + C through swizzled smem and TMA stores"),
     V(ws_pingpong, "ws_cluster2 with each consumer on its own 64x256 tile, main loops taking turns"),
     V(ws_streamk, "ws_stmatrix_epi with stream-K: the last waves' K iterations split evenly over the clusters"),
+    V(ws_slab_epi, "ws_stmatrix_epi with 3 stages and the whole slab staged: a box per chunk, no wait between them"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",

@@ -175,20 +175,21 @@ LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
 }
 
 /* The slab leaves in P9_EPI_CHUNKS chunks of (64,64) (columns 64q .. 64q+63: stmatrix j =
- * 4q .. 4q+3), one TMA store each, through P9_EPI_BUFS staging boxes used in turn: chunk q is
- * written into box p9_epi_buf(q) while the store of chunk q-1 still reads the other one. The
- * protocol, for the thread that issues the stores (the others only write and meet at the
- * warpgroup's barrier):
- *   wait_read 0; barrier;                         both boxes free (the last tile's stores read)
- *   for q: all write chunk q into box q%2; fence.proxy.async;
- *          wait_read 0 (the store of chunk q-1, in the other box, has read it); barrier;
- *          store chunk q, commit
- * so a box is written only after the store that last read it has finished reading
- * (tests/test_plans_09.c plays it through). */
+ * 4q .. 4q+3), one TMA store each, through `bufs` staging boxes used in turn: chunk q is
+ * written into box p9_epi_buf(q, bufs). Step 9 has P9_EPI_BUFS (2) boxes: chunk q is written
+ * while the store of chunk q-1 still reads the other one. The protocol, for the thread that
+ * issues the stores (the others only write and meet at the warpgroup's barrier):
+ *   wait_read 0; barrier;                         all boxes free (the last tile's stores read)
+ *   for q: all write chunk q into box q % bufs; fence.proxy.async;
+ *          [bufs < P9_EPI_CHUNKS: wait_read 0 (the store of chunk q-1 has read its box)];
+ *          barrier; store chunk q, commit
+ * so a box is written only after the store that last read it has finished reading. Step 11
+ * stages the whole slab (bufs = P9_EPI_CHUNKS): every chunk has its own box and the loop
+ * waits for no store (tests/test_plans_09.c plays both through). */
 #define P9_EPI_CHUNKS 4
 #define P9_EPI_BUFS 2
 #define P9_EPI_BOX_BYTES (P9_WG_M * P9_ROW_BYTES) /* one (64,64) 16-bit box: 8 KiB */
-LAY_HD static inline int p9_epi_buf(int q) { return q % P9_EPI_BUFS; }
+LAY_HD static inline int p9_epi_buf(int q, int bufs) { return q % bufs; }
 
 /* ---- ping-pong: the CTA's work items, j = 0 .. n-1 in the producer's order, alternate
  * between the two consumer warpgroups. Item j (work item first + j*step) is computed by
