@@ -545,18 +545,21 @@ static int epi_play(int tiles, int bufs, int wait_in_loop, int *overlap) {
 Test(stsm_epilogue, staging_protocol) {
     int overlap;
     for (int tiles = 1; tiles <= 5; ++tiles) {
-        cr_assert_eq(epi_play(tiles, P9_EPI_BUFS, 1, &overlap), 0, "%d tiles", tiles);
+        cr_assert_eq(epi_play(tiles, P9_EPI_BUFS, p9_epi_waits_in_loop(P9_EPI_BUFS), &overlap), 0,
+                     "%d tiles", tiles);
         /* each chunk after the first of a tile is written while its predecessor's store reads */
         cr_assert_eq(overlap, tiles * (P9_EPI_CHUNKS - 1), "%d tiles: overlap %d", tiles, overlap);
     }
     /* the model catches a broken protocol: no wait between chunks, or one box for all */
     cr_assert_eq(epi_play(1, P9_EPI_BUFS, 0, &overlap), -1);
     cr_assert_eq(epi_play(1, 1, 1, &overlap), -1);
-    cr_assert_eq(epi_play(2, 3, 0, &overlap), -1);
-    /* step 11: a box per chunk needs no wait in the loop; chunk q is written while the
-     * stores of all q chunks before it may still read (0 + 1 + 2 + 3 per tile) */
+    cr_assert_eq(epi_play(2, 3, 0, &overlap), -1); /* three boxes for four chunks, no wait */
+    /* step 11: a box per chunk, and the kernel's rule waits for no store in the loop; chunk q
+     * is written while the stores of all q chunks before it may still read (0+1+2+3 per tile) */
+    cr_assert_eq(p9_epi_waits_in_loop(P9_EPI_CHUNKS), 0);
     for (int tiles = 1; tiles <= 5; ++tiles) {
-        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, 0, &overlap), 0, "%d tiles", tiles);
+        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, p9_epi_waits_in_loop(P9_EPI_CHUNKS), &overlap),
+                     0, "%d tiles", tiles);
         cr_assert_eq(overlap, tiles * 6, "%d tiles: overlap %d", tiles, overlap);
     }
     cr_assert_eq(P9_EPI_CHUNKS * P9_EPI_BOX_BYTES, 64 * 256 * 2);    /* the whole slab */

@@ -438,7 +438,7 @@ static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float
         ptx_fence_proxy_async_smem();
         /* chunk q-1's store has read its box, which chunk q+1 writes (step 9's two boxes);
          * with a box per chunk (step 11) no box is written twice in a tile */
-        if (BUFS < P9_EPI_CHUNKS && t == 0) ptx_tma_store_wait_read0();
+        if (p9_epi_waits_in_loop(BUFS) && t == 0) ptx_tma_store_wait_read0();
         ptx_bar_sync(BAR_EPI + c, 128);
         if (t == 0) {
             const int col = n0 + 64 * q;

@@ -123,7 +123,7 @@ LAY_HD static inline int p9_work_items(int nwork, int first, int step) {
  * max_clusters, ceil(nwork / max_clusters), and the grid shrinks to the fewest clusters that
  * still finish in that many rounds, so that every cluster walks the same number of items or
  * one fewer. 256 items on 66 clusters: 4 rounds either way, on 64 clusters of 4 items instead
- * of 58 of 4 and 8 of 3 (the SMs left idle draw no power; run 18-2 in notes/perf.md). */
+ * of 58 of 4 and 8 of 3 (measured faster: run 18-2 in notes/perf.md). */
 LAY_HD static inline int p9_persistent_clusters(long long nwork, int max_clusters) {
     if (nwork <= max_clusters) return (int)nwork;
     const long long rounds = (nwork + max_clusters - 1) / max_clusters;
@@ -190,6 +190,9 @@ LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
 #define P9_EPI_BUFS 2
 #define P9_EPI_BOX_BYTES (P9_WG_M * P9_ROW_BYTES) /* one (64,64) 16-bit box: 8 KiB */
 LAY_HD static inline int p9_epi_buf(int q, int bufs) { return q % bufs; }
+/* Whether the protocol waits for the previous chunk's store inside the loop: only when boxes
+ * are reused within a tile (fewer boxes than chunks). */
+LAY_HD static inline int p9_epi_waits_in_loop(int bufs) { return bufs < P9_EPI_CHUNKS; }
 
 /* ---- ping-pong: the CTA's work items, j = 0 .. n-1 in the producer's order, alternate
  * between the two consumer warpgroups. Item j (work item first + j*step) is computed by
