@@ -283,6 +283,15 @@ static __device__ __forceinline__ void ptx_wgmma_fence_operand(float &x) {
     asm volatile("" : "+f"(x)::"memory");
 }
 
+/* The inline-asm operands of accumulator registers d[i] .. d[i+7], read and written ("+f"),
+ * and of d[i] .. d[i+63]: the wgmma wrappers below list their D fragments with them. */
+#define PTX_ACC8(d, i)                                                                    \
+    "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), \
+        "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
+#define PTX_ACC64(d, i)                                                                   \
+    PTX_ACC8(d, (i)), PTX_ACC8(d, (i) + 8), PTX_ACC8(d, (i) + 16), PTX_ACC8(d, (i) + 24), \
+        PTX_ACC8(d, (i) + 32), PTX_ACC8(d, (i) + 40), PTX_ACC8(d, (i) + 48), PTX_ACC8(d, (i) + 56)
+
 /* wgmma.mma_async.sync.aligned.m64n256k16.f32.{f16,bf16}.{f16,bf16}
  *     d, desc_a, desc_b, p, 1, 1, 0, 0;
  * D (64x256, fp32, 128 registers per thread) += A (64x16 from smem, K-major) * B (16x256 from
@@ -309,33 +318,40 @@ static __device__ __forceinline__ void ptx_wgmma_fence_operand(float &x) {
             "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, " \
             "%126, %127"                                                                           \
             "}, %128, %129, p, 1, 1, 0, 0;\n\t}\n"                                                 \
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
-              "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),           \
-              "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),        \
-              "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),        \
-              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),        \
-              "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),        \
-              "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),        \
-              "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),        \
-              "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),        \
-              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),        \
-              "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]),        \
-              "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]),        \
-              "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]),        \
-              "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),        \
-              "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),        \
-              "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]),        \
-              "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]),     \
-              "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]),  \
-              "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]),  \
-              "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),  \
-              "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),  \
-              "+f"(d[127])                                                                         \
+            : PTX_ACC64(d, 0), PTX_ACC64(d, 64)                                                    \
             : "l"(desc_a), "l"(desc_b), "r"(accumulate));                                          \
     }
 PTX_WGMMA_M64N256K16(ptx_wgmma_m64n256k16_f16, "f16")
 PTX_WGMMA_M64N256K16(ptx_wgmma_m64n256k16_bf16, "bf16")
 #undef PTX_WGMMA_M64N256K16
+
+/* wgmma.mma_async.sync.aligned.m64n128k16.f32.{f16,bf16}.{f16,bf16}
+ *     d, desc_a, desc_b, p, 1, 1, 0, 0;
+ * The N = 128 shape of the same instruction: D (64x128, fp32, 64 registers per thread) +=
+ * A (64x16) * B (16x128), operands as for m64n256k16. Its register d[i] holds the same (m, n)
+ * as m64n256k16's d[i] for i < 64 (the fragment formula above, PTX ISA 9.7.15.5.1): the first
+ * 64 registers of a (64,256) accumulator are the (64,128) accumulator of columns 0..127, the
+ * last 64 that of columns 128..255, so the two halves of a tile may be multiplied (and waited
+ * for) separately. */
+#define PTX_WGMMA_M64N128K16(NAME, TYPE)                                                       \
+    static __device__ __forceinline__ void NAME(float *d, uint64_t desc_a, uint64_t desc_b,    \
+                                                int accumulate) {                              \
+        asm volatile(                                                                          \
+            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"                                 \
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " {"                  \
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+            "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
+            "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+            "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"             \
+            "}, %64, %65, p, 1, 1, 0, 0;\n\t}\n"                                               \
+            : PTX_ACC64(d, 0)                                                                  \
+            : "l"(desc_a), "l"(desc_b), "r"(accumulate));                                      \
+    }
+PTX_WGMMA_M64N128K16(ptx_wgmma_m64n128k16_f16, "f16")
+PTX_WGMMA_M64N128K16(ptx_wgmma_m64n128k16_bf16, "bf16")
+#undef PTX_WGMMA_M64N128K16
+#undef PTX_ACC64
+#undef PTX_ACC8
 
 /* ---- register reallocation -------------------------------------------------------------- */
 

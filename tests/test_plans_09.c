@@ -521,16 +521,17 @@ Test(stsm_epilogue, boxes_written_once_without_bank_conflicts) {
             cr_assert_eq(hit[q][b], 1, "chunk %d byte %d written %d times", q, b, hit[q][b]);
 }
 
-/* The staging protocol of epilogue_stsm (gemm.cu), played through over several tiles with the
- * latest completion a TMA store may have: its read of a box ends only when the issuing thread
- * waits (wait_group.read 0). Returns -1 if a box is written while a store may read it; counts
- * the chunks written while the previous chunk's store was still reading (the overlap). */
-static int epi_play(int tiles, int bufs, int wait_in_loop, int *overlap) {
+/* The staging protocol of epilogue_stsm (gemm.cu), played through over several passes of
+ * `chunks` chunks each (a tile in steps 9 and 11, a half tile in step 12) with the latest
+ * completion a TMA store may have: its read of a box ends only when the issuing thread waits
+ * (wait_group.read 0). Returns -1 if a box is written while a store may read it; counts the
+ * chunks written while the previous chunk's store was still reading (the overlap). */
+static int epi_play(int passes, int chunks, int bufs, int wait_in_loop, int *overlap) {
     int reading[P9_EPI_CHUNKS + 1] = {0}; /* per box: a store issued and not waited for */
     *overlap = 0;
-    for (int tile = 0; tile < tiles; ++tile) {
+    for (int pass = 0; pass < passes; ++pass) {
         for (int b = 0; b < bufs; ++b) reading[b] = 0; /* wait_read 0; barrier */
-        for (int q = 0; q < P9_EPI_CHUNKS; ++q) {
+        for (int q = 0; q < chunks; ++q) {
             const int b = p9_epi_buf(q, bufs);
             if (reading[b]) return -1; /* written while a store may read it */
             for (int o = 0; o < bufs; ++o) *overlap += o != b && reading[o];
@@ -545,25 +546,38 @@ static int epi_play(int tiles, int bufs, int wait_in_loop, int *overlap) {
 Test(stsm_epilogue, staging_protocol) {
     int overlap;
     for (int tiles = 1; tiles <= 5; ++tiles) {
-        cr_assert_eq(epi_play(tiles, P9_EPI_BUFS, p9_epi_waits_in_loop(P9_EPI_BUFS), &overlap), 0,
-                     "%d tiles", tiles);
+        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, P9_EPI_BUFS,
+                              p9_epi_waits_in_loop(P9_EPI_CHUNKS, P9_EPI_BUFS), &overlap),
+                     0, "%d tiles", tiles);
         /* each chunk after the first of a tile is written while its predecessor's store reads */
         cr_assert_eq(overlap, tiles * (P9_EPI_CHUNKS - 1), "%d tiles: overlap %d", tiles, overlap);
     }
     /* the model catches a broken protocol: no wait between chunks, or one box for all */
-    cr_assert_eq(epi_play(1, P9_EPI_BUFS, 0, &overlap), -1);
-    cr_assert_eq(epi_play(1, 1, 1, &overlap), -1);
-    cr_assert_eq(epi_play(2, 3, 0, &overlap), -1); /* three boxes for four chunks, no wait */
+    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, P9_EPI_BUFS, 0, &overlap), -1);
+    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, 1, 1, &overlap), -1);
+    cr_assert_eq(epi_play(2, P9_EPI_CHUNKS, 3, 0, &overlap), -1); /* 3 boxes, 4 chunks, no wait */
     /* step 11: a box per chunk, and the kernel's rule waits for no store in the loop; chunk q
      * is written while the stores of all q chunks before it may still read (0+1+2+3 per tile) */
-    cr_assert_eq(p9_epi_waits_in_loop(P9_EPI_CHUNKS), 0);
+    cr_assert_eq(p9_epi_waits_in_loop(P9_EPI_CHUNKS, P9_EPI_CHUNKS), 0);
     for (int tiles = 1; tiles <= 5; ++tiles) {
-        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, p9_epi_waits_in_loop(P9_EPI_CHUNKS), &overlap),
+        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, P9_EPI_CHUNKS,
+                              p9_epi_waits_in_loop(P9_EPI_CHUNKS, P9_EPI_CHUNKS), &overlap),
                      0, "%d tiles", tiles);
         cr_assert_eq(overlap, tiles * 6, "%d tiles: overlap %d", tiles, overlap);
     }
-    cr_assert_eq(P9_EPI_CHUNKS * P9_EPI_BOX_BYTES, 64 * 256 * 2);    /* the whole slab */
-    cr_assert_eq(P9_EPI_BUFS * P9_EPI_BOX_BYTES, P9_WG_M * 128 * 2); /* one C staging tile */
+    /* step 12: two passes per tile, each a half (two chunks) through step 9's two boxes, no
+     * wait inside a pass; the second chunk of each pass is written while the first's store
+     * may read */
+    cr_assert_eq(p9_epi_waits_in_loop(P9_EPI_CHUNKS / 2, P9_EPI_BUFS), 0);
+    for (int tiles = 1; tiles <= 5; ++tiles) {
+        cr_assert_eq(epi_play(2 * tiles, P9_EPI_CHUNKS / 2, P9_EPI_BUFS,
+                              p9_epi_waits_in_loop(P9_EPI_CHUNKS / 2, P9_EPI_BUFS), &overlap),
+                     0, "%d tiles", tiles);
+        cr_assert_eq(overlap, 2 * tiles, "%d tiles: overlap %d", tiles, overlap);
+    }
+    cr_assert_eq(epi_play(2, P9_EPI_CHUNKS / 2, 1, 0, &overlap), -1); /* one box, no wait */
+    cr_assert_eq(P9_EPI_CHUNKS * P9_EPI_BOX_BYTES, 64 * 256 * 2);     /* the whole slab */
+    cr_assert_eq(P9_EPI_BUFS * P9_EPI_BOX_BYTES, P9_WG_M * 128 * 2);  /* one C staging tile */
 }
 
 /* ---- stream-K (step 10) ------------------------------------------------------------------ */

@@ -7,7 +7,7 @@
 #       USETMAXREG (setmaxnreg), BAR.ARV (the ping-pong hand-over), STSM (stmatrix, step 9's
 #       epilogue), none of the sm_80 path
 #       (HMMA, LDSM, LDGSTS), and no warp-specialized kernel whose wgmma ptxas serialized
-#       (its performance warning C7518)
+#       (its performance warnings C7511, C7514, C7518)
 #   04-09: the main loops of the kernels of every step within tests/sass_budget.txt
 #   (tests/sass_loops.py: instructions per trip or per K tile, and for 05-08 the ldmatrix
 #   placement between the MMAs; 09: per K tile of HGMMA): a main loop no longer than recorded,
@@ -111,13 +111,15 @@ for l in "$@"; do
             fail=$((fail+1)); echo "FAIL $l: python3 is needed to check the main loops (tests/sass_loops.py)"
         fi
     fi
-    # lesson 09: ptxas serializes wgmma where it must insert waits of its own (C7518); the
-    # warp-specialized kernels (cfg's third parameter WS = 1 in the mangled name) must be free
-    # of it (the one-warpgroup rings without a producer warpgroup are not)
+    # lesson 09: ptxas serializes every wgmma of a kernel when it must insert waits of its own
+    # (C7518) or cannot prove a read of the accumulators safe (C7511, C7514: step 12's halves);
+    # the warp-specialized kernels (cfg's third parameter WS = 1 in the mangled name) must be
+    # free of it (the one-warpgroup rings without a producer warpgroup are not)
     if [ "$num" -ge 9 ]; then
-        if grep C7518 "$BUILD/$l/ptxas.txt" | grep -E 'cfgILi[0-9]+ELi[0-9]+ELi1E' >/dev/null; then
+        ser='wgmma.mma_async instructions are serialized'
+        if grep "$ser" "$BUILD/$l/ptxas.txt" | grep -E 'cfgILi[0-9]+ELi[0-9]+ELi1E' >/dev/null; then
             fail=$((fail+1)); echo "FAIL $l: ptxas serialized the wgmma of a warp-specialized kernel:"
-            grep C7518 "$BUILD/$l/ptxas.txt" | grep -E 'cfgILi[0-9]+ELi[0-9]+ELi1E' | head -2
+            grep "$ser" "$BUILD/$l/ptxas.txt" | grep -E 'cfgILi[0-9]+ELi[0-9]+ELi1E' | head -2
         else pass=$((pass+1)); fi
     fi
     # the compiler's own report: no kernel with a stack frame or spills

@@ -42,6 +42,10 @@
  *   ws_slab_epi       ws_stmatrix_epi with the shared memory moved from the ring to the
  *                     epilogue: 3 stages, and a staging box for each of the four chunks, so
  *                     the epilogue writes all four without waiting for a store.
+ *   ws_overlap_epi    ws_stmatrix_epi with the epilogue under the Tensor Cores' work: every
+ *                     K tile is multiplied as two column halves (m64n128k16, one commit group
+ *                     each), and each half of a tile is stored while the other half's wgmma
+ *                     run (the last K tile's half 1, then the next tile's first half 0).
  * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
  * stored with clipped TMA stores, or from the registers with predication when ldc or C's
  * alignment rule TMA out.
@@ -118,6 +122,9 @@ enum {
  *               holds one consumer's K tile and is read by that warpgroup alone.
  * SK         1: stream-K (plan.h, p9_sk_*): the clusters walk their a.sk segments instead of
  *               whole items (needs PERSIST and the zeroing first wgmma of EPI_TMA 2).
+ * EPI_BUFS   staging boxes per consumer for EPI_TMA 2: 2 (step 9), or 4, one per chunk (11).
+ * OVERLAP    1: each tile's two column halves leave under the other half's wgmma (step 12,
+ *               consumer_overlap; needs step 9's persistent CTAs, ring and two boxes).
  *
  * Shared memory of one CTA: STAGES x [ A tile (BLK_M,64) | B tile (256,64) ], each a 128-byte-
  * swizzled K-major tile on a 1024-byte boundary, then (EPI_TMA) one C staging tile per
@@ -130,7 +137,7 @@ enum {
  *             the cluster, once the wgmma that read the stage have finished (a multicast
  *             writes the stage in all CTAs, so all of them must have released it) */
 template <int CONSUMERS_, int STAGES_, int WS_, int PERSIST_, int EPI_TMA_, int CLUSTER_,
-          int PINGPONG_ = 0, int SK_ = 0, int EPI_BUFS_ = P9_EPI_BUFS>
+          int PINGPONG_ = 0, int SK_ = 0, int EPI_BUFS_ = P9_EPI_BUFS, int OVERLAP_ = 0>
 struct cfg {
     static const int CONSUMERS = CONSUMERS_, STAGES = STAGES_, WS = WS_, PERSIST = PERSIST_;
     static const int EPI_TMA = EPI_TMA_, CLUSTER = CLUSTER_, PINGPONG = PINGPONG_, SK = SK_;
@@ -142,6 +149,7 @@ struct cfg {
     static const int B_ROWS_PER_CTA = P9_BLK_N / CLUSTER;     /* rows of B each CTA loads */
     static const int STAGE_BYTES = A_BYTES + B_BYTES;
     static const int EPI_BUFS = EPI_BUFS_;                    /* staging boxes (EPI_TMA 2) */
+    static const int OVERLAP = OVERLAP_;                      /* step 12: halves overlapped */
     /* one C staging tile per consumer: 16 KiB (steps 6-10: two (64,128) halves or two boxes),
      * or 32 KiB for step 11's four boxes */
     static const int C_BYTES = EPI_TMA == 2 ? EPI_BUFS * P9_EPI_BOX_BYTES : P9_WG_M * 128 * 2;
@@ -153,6 +161,9 @@ struct cfg {
     static_assert(!SK || (PERSIST && !PINGPONG && EPI_TMA == 2), "stream-K: step 9's CTAs");
     static_assert(EPI_BUFS == P9_EPI_BUFS || (EPI_TMA == 2 && EPI_BUFS == P9_EPI_CHUNKS),
                   "staging boxes: 2, or one per chunk of the stmatrix epilogue");
+    static_assert(!OVERLAP || (PERSIST && !PINGPONG && !SK && EPI_TMA == 2 && STAGES > 1 &&
+                               EPI_BUFS == P9_EPI_BUFS),
+                  "overlapped halves: step 9's persistent CTAs, ring and two staging boxes");
     static_assert(SMEM <= 227 * 1024, "a CTA may have 227 KiB of shared memory");
 };
 
@@ -413,38 +424,62 @@ static __device__ __forceinline__ void stsm_chunk(const kargs &a, const float *a
     }
 }
 
-template <int BF16, int BUFS>
+/* Thread t's stmatrix addresses: row[jj], the byte offset in a (64,64) staging box of the row
+ * it addresses in stmatrix 4q + jj of every chunk q (the row's column in the box is
+ * (nr + 16jj) % 64), and (mt, nt), its fragment's origin in the slab (for beta's reads of C). */
+static __device__ __forceinline__ void stsm_rows(int t, uint32_t *row, int *mt, int *nt) {
+    int mr, nr;
+    p9_stsm_thr_mn(t, &mr, &nr); /* the row this thread addresses in stmatrix j = 0 */
+    p9_acc_thr_mn(t, mt, nt);
+    const lay_swizzled box = p9_smem_tile_bytes(P9_WG_M);
+#pragma unroll
+    for (int jj = 0; jj < 4; ++jj)
+        row[jj] = (uint32_t)lay_swizzled_crd2idx2(box, mr, (nr + 16 * jj) % 64);
+}
+
+/* Chunk q of the slab at (m0, n0) into staging box buf, then its TMA store: every thread's
+ * stmatrix writes, the generic-to-async proxy fence, [wait_read: thread 0 waits until the
+ * stores before have read their boxes], the warpgroup meets, thread 0 stores and commits. */
+template <int BF16>
+static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *acc, int q,
+                                                   uint32_t buf, const uint32_t *row, int m0,
+                                                   int n0, int mt, int nt, int c,
+                                                   const CUtensorMap *tmC, int wait_read) {
+    const int t = threadIdx.x % 128;
+    if (a.beta == 0.0f)
+        stsm_chunk<BF16, 0>(a, acc, q, buf, row, m0 + mt, n0 + nt);
+    else
+        stsm_chunk<BF16, 1>(a, acc, q, buf, row, m0 + mt, n0 + nt);
+    ptx_fence_proxy_async_smem();
+    if (wait_read && t == 0) ptx_tma_store_wait_read0();
+    ptx_bar_sync(BAR_EPI + c, 128);
+    if (t == 0) {
+        const int col = n0 + 64 * q;
+        if (m0 < a.M && col < a.N) ptx_tma_store_2d(tmC, col, m0, buf);
+        ptx_tma_store_commit();
+    }
+}
+
+/* Stores chunks Q0 .. Q0+NQ-1 (columns 64*Q0 ..) of the warpgroup's (64,256) tile at (m0, n0)
+ * through BUFS staging boxes of 8 KiB at `stage`, by plan.h's protocol (p9_epi_buf,
+ * p9_epi_waits_in_loop): the whole tile in steps 9 and 11, one half in step 12. */
+template <int BF16, int BUFS, int Q0 = 0, int NQ = P9_EPI_CHUNKS>
 static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float *acc, int m0,
                                                      int n0, uint32_t stage, int c,
                                                      const CUtensorMap *tmC) {
     const int t = threadIdx.x % 128;
-    int mr, nr, mt, nt;
-    p9_stsm_thr_mn(t, &mr, &nr); /* the row this thread addresses in stmatrix j = 0 */
-    p9_acc_thr_mn(t, &mt, &nt);  /* its fragment's origin (for beta's reads of C) */
-    const lay_swizzled box = p9_smem_tile_bytes(P9_WG_M);
-    uint32_t row[4]; /* stmatrix 4q + jj: the row's column in chunk q's box is (nr + 16jj) % 64 */
-#pragma unroll
-    for (int jj = 0; jj < 4; ++jj)
-        row[jj] = (uint32_t)lay_swizzled_crd2idx2(box, mr, (nr + 16 * jj) % 64);
+    int mt, nt;
+    uint32_t row[4];
+    stsm_rows(t, row, &mt, &nt);
     if (t == 0) ptx_tma_store_wait_read0();
     ptx_bar_sync(BAR_EPI + c, 128);
 #pragma unroll
-    for (int q = 0; q < P9_EPI_CHUNKS; ++q) {
-        const uint32_t buf = stage + p9_epi_buf(q, BUFS) * P9_EPI_BOX_BYTES;
-        if (a.beta == 0.0f)
-            stsm_chunk<BF16, 0>(a, acc, q, buf, row, m0 + mt, n0 + nt);
-        else
-            stsm_chunk<BF16, 1>(a, acc, q, buf, row, m0 + mt, n0 + nt);
-        ptx_fence_proxy_async_smem();
+    for (int q = Q0; q < Q0 + NQ; ++q) {
+        const uint32_t buf = stage + p9_epi_buf(q - Q0, BUFS) * P9_EPI_BOX_BYTES;
         /* chunk q-1's store has read its box, which chunk q+1 writes (step 9's two boxes);
-         * with a box per chunk (step 11) no box is written twice in a tile */
-        if (p9_epi_waits_in_loop(BUFS) && t == 0) ptx_tma_store_wait_read0();
-        ptx_bar_sync(BAR_EPI + c, 128);
-        if (t == 0) {
-            const int col = n0 + 64 * q;
-            if (m0 < a.M && col < a.N) ptx_tma_store_2d(tmC, col, m0, buf);
-            ptx_tma_store_commit();
-        }
+         * with a box per chunk (step 11, step 12's halves) no box is written twice */
+        stage_chunk<BF16>(a, acc, q, buf, row, m0, n0, mt, nt, c, tmC,
+                          p9_epi_waits_in_loop(NQ, BUFS));
     }
 }
 
@@ -497,6 +532,119 @@ static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, 
         if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
         store_tile<BF16>(a, acc, tm * CFG::BLK_M + c * P9_WG_M, tn * P9_BLK_N, p, c, tmC);
     }
+}
+
+/* ---- step 12: the two column halves of the tile leave under the other half's wgmma --------
+ * The (64,256) accumulator is two (64,128) accumulators: registers 0..63 hold columns 0..127
+ * (half 0), 64..127 columns 128..255 (half 1), and m64n128k16 reads and writes one of them
+ * (common/ptx_sm90.h). mma_half issues the four m64n128k16 of K tile `s` for half h as one
+ * commit group; B's half h starts 128 rows (16 KiB, 1024 in the descriptor's units) in. */
+template <int BF16, int H, class CFG>
+static __device__ __forceinline__ void mma_half(const pipe<CFG> &p, int s, int slab, float *acc,
+                                                int zero_acc) {
+    const uint64_t da = ptx_wgmma_desc_sw128(p.a(s) + slab * P9_WG_M * P9_ROW_BYTES);
+    const uint64_t db = ptx_wgmma_desc_sw128(p.b(s) + H * 128 * P9_ROW_BYTES);
+    ptx_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < P9_BLK_K / P9_MMA_K; ++kk) {
+        if (BF16)
+            ptx_wgmma_m64n128k16_bf16(acc + 64 * H, da + 2 * kk, db + 2 * kk, kk > 0 || !zero_acc);
+        else
+            ptx_wgmma_m64n128k16_f16(acc + 64 * H, da + 2 * kk, db + 2 * kk, kk > 0 || !zero_acc);
+    }
+    ptx_wgmma_commit();
+}
+
+/* Half h's registers after the wait that finished its group (see ptx_wgmma_fence_operand). */
+template <int H> static __device__ __forceinline__ void fence_half(float *acc) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) ptx_wgmma_fence_operand(acc[64 * H + i]);
+}
+
+/* Half H of the consumer's tile at (m0, n0; m0 < 0: a tile below C, nothing stored): chunks 2H
+ * and 2H+1 of step 9's epilogue, one staging box each, so no wait between them. */
+template <int BF16, int H, class CFG>
+static __device__ __forceinline__ void store_half(const kargs &a, const float *acc, int m0,
+                                                  int n0, const pipe<CFG> &p, int c,
+                                                  const CUtensorMap *tmC) {
+    const int nq = P9_EPI_CHUNKS / 2;
+    if (m0 >= 0) epilogue_stsm<BF16, P9_EPI_BUFS, nq * H, nq>(a, acc, m0, n0, p.cstage(c), c, tmC);
+}
+
+/* K-iteration `it` in two halves: wait for its stage, issue half 0's and half 1's groups.
+ * release_prev: then wait until the previous K tile's groups have finished (wait 2: all but
+ * these two) and release its stage. */
+template <int BF16, class CFG>
+static __device__ __forceinline__ void consume_halves(const pipe<CFG> &p, int it, int slab,
+                                                      float *acc, int release_prev) {
+    const int s = it % CFG::STAGES;
+    ptx_mbar_wait(p.full(s), (it / CFG::STAGES) & 1);
+    mma_half<BF16, 0>(p, s, slab, acc, 0);
+    mma_half<BF16, 1>(p, s, slab, acc, 0);
+    if (release_prev) {
+        ptx_wgmma_wait<2>();
+        release(p, (it + CFG::STAGES - 1) % CFG::STAGES);
+    }
+}
+
+/* Step 12's consumer: step 9's schedule with every K tile issued as two groups, one per half,
+ * and the tile boundary overlapped: once half 0's group of a tile's last K tile has finished,
+ * half 0 is stored while the Tensor Cores still run half 1; the next tile's K tile 0 starts
+ * with half 0 (its first wgmma zeroes those registers), and once the previous tile's half-1
+ * group has finished, that half is stored under it before half 1 of K tile 0 is issued.
+ * Groups in flight at each wait (oldest first) and what the wait lets go:
+ *   K tile kt >= 1:            [kt-1 h1] [kt h0] [kt h1]  wait 2: kt-1 -> release its stage
+ *   after the last K tile L:   [L h0] [L h1]              wait 1: L h0 -> store half 0
+ *   next tile, K tile 0, h0:   [L h1] [0 h0]              wait 1: L h1 -> release L, store h1
+ *   K tile 0, h1 issued:       [0 h0] [0 h1]              wait 1: 0 h0 (the loop turns here)
+ * ptxas follows which accumulator registers are in flight along every path, and serializes
+ * every wgmma of the kernel when it cannot prove a read safe. What it accepts, found by trial
+ * with CUDA 13's ptxas: no m64n256k16 on these registers (after one, a read of half 0 under
+ * half 1's group is refused: C7511); a read only of a group issued in the same pass of every
+ * loop around it (hence the last K tile issued after the K loop, which needs K tiles >= 2: the
+ * kernel takes step 9's consumer otherwise); a tile loop that turns with at most half 1's
+ * group in flight and has no `break` (C7514 otherwise); a wait 0 after the loop. */
+template <int BF16, class CFG>
+static __device__ __forceinline__ void consumer_overlap(const pipe<CFG> &p, const kargs &a, int c,
+                                                        int rank, int first, int step, int nwork,
+                                                        const CUtensorMap *tmC) {
+    float acc[128]; /* (64,256) fp32: the wgmma D fragment, TV layout p9_tv_acc */
+    int it = 0, tm, tn;
+    tile_coords<CFG>(a, first, rank, &tm, &tn);
+    if (first < nwork) { /* the first tile's K tile 0: both halves, zeroing */
+        ptx_mbar_wait(p.full(0), 0);
+        mma_half<BF16, 0>(p, 0, c, acc, 1);
+        mma_half<BF16, 1>(p, 0, c, acc, 1);
+        it = 1;
+    }
+    for (int w = first; w < nwork; w += step) {
+        for (int kt = 1; kt < a.ktiles - 1; ++kt, ++it) consume_halves<BF16>(p, it, c, acc, 1);
+        consume_halves<BF16>(p, it++, c, acc, 1); /* the last K tile (K tiles >= 2) */
+        ptx_wgmma_wait<1>();
+        fence_half<0>(acc);
+        const int m0 = tm < a.tiles_m ? tm * CFG::BLK_M + c * P9_WG_M : -1; /* -1: below C */
+        const int n0 = tn * P9_BLK_N;
+        store_half<BF16, 0>(a, acc, m0, n0, p, c, tmC);
+        if (w + step < nwork) { /* the next tile's K tile 0: half 0, this tile's half 1, half 1 */
+            tile_coords<CFG>(a, w + step, rank, &tm, &tn);
+            const int s = it % CFG::STAGES;
+            ptx_mbar_wait(p.full(s), (it / CFG::STAGES) & 1);
+            mma_half<BF16, 0>(p, s, c, acc, 1);
+            ptx_wgmma_wait<1>();
+            release(p, (it + CFG::STAGES - 1) % CFG::STAGES);
+            fence_half<1>(acc);
+            store_half<BF16, 1>(a, acc, m0, n0, p, c, tmC);
+            mma_half<BF16, 1>(p, s, c, acc, 1);
+            ++it;
+            ptx_wgmma_wait<1>();
+        } else { /* the CTA's last tile */
+            ptx_wgmma_wait<0>();
+            release(p, (it + CFG::STAGES - 1) % CFG::STAGES);
+            fence_half<1>(acc);
+            store_half<BF16, 1>(a, acc, m0, n0, p, c, tmC);
+        }
+    }
+    ptx_wgmma_wait<0>();
 }
 
 /* ---- stream-K (step 10): partial sums between clusters ------------------------------------
@@ -674,6 +822,8 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
             consumer_pingpong<BF16>(p, a, c, rank, first, step, nwork, &tmC);
         else if (CFG::SK)
             consumer_streamk<BF16>(p, a, c, rank, first, &tmC);
+        else if (CFG::OVERLAP && a.c_tma && a.ktiles > 1)
+            consumer_overlap<BF16>(p, a, c, rank, first, step, nwork, &tmC);
         else
             consumer_cooperative<BF16>(p, a, c, rank, first, step, nwork, &tmA, &tmB, &tmC);
         if (CFG::EPI_TMA && a.c_tma && threadIdx.x % 128 == 0) ptx_tma_store_wait0();
@@ -860,6 +1010,8 @@ typedef cfg<2, 4, 1, 1, 2, 2> cfg_ws_stmatrix_epi;
 typedef cfg<2, 4, 1, 1, 2, 2, 0, 1> cfg_ws_streamk;
 /* step 11: step 9 with one stage fewer and the whole slab staged (a box per chunk) */
 typedef cfg<2, 3, 1, 1, 2, 2, 0, 0, P9_EPI_CHUNKS> cfg_ws_slab_epi;
+/* step 12: step 9 with each tile's two column halves stored under the other half's wgmma */
+typedef cfg<2, 4, 1, 1, 2, 2, 0, 0, P9_EPI_BUFS, 1> cfg_ws_overlap_epi;
 #define LAUNCH(name)                                                                   \
     static cudaError_t launch_##name(const gemm_problem *p, cudaStream_t s) {          \
         return launch_cfg<cfg_##name>(p, s);                                           \
@@ -875,6 +1027,7 @@ LAUNCH(ws_pingpong)
 LAUNCH(ws_stmatrix_epi)
 LAUNCH(ws_streamk)
 LAUNCH(ws_slab_epi)
+LAUNCH(ws_overlap_epi)
 #undef LAUNCH
 
 /* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
@@ -927,6 +1080,7 @@ static const gemm_variant variants[] = {
     V(ws_pingpong, "ws_cluster2 with each consumer on its own 64x256 tile, main loops taking turns"),
     V(ws_streamk, "ws_stmatrix_epi with stream-K: the last waves' K iterations split evenly over the clusters"),
     V(ws_slab_epi, "ws_stmatrix_epi with 3 stages and the whole slab staged: a box per chunk, no wait between them"),
+    V(ws_overlap_epi, "ws_stmatrix_epi with each tile's column halves stored under the other half's wgmma"),
 };
 
 static const gemm_lesson lesson = {"09_wgmma", "Hopper: TMA + mbarrier + wgmma, warp specialization",

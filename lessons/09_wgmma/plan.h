@@ -185,14 +185,16 @@ LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
  *          barrier; store chunk q, commit
  * so a box is written only after the store that last read it has finished reading. Step 11
  * stages the whole slab (bufs = P9_EPI_CHUNKS): every chunk has its own box and the loop
- * waits for no store (tests/test_plans_09.c plays both through). */
+ * waits for no store. Step 12 stores each half of the slab on its own, chunks 2h and 2h+1
+ * into boxes 0 and 1 (chunk q into box p9_epi_buf(q - 2h, bufs)), one wait_read before the
+ * pair and none inside (tests/test_plans_09.c plays all three through). */
 #define P9_EPI_CHUNKS 4
 #define P9_EPI_BUFS 2
 #define P9_EPI_BOX_BYTES (P9_WG_M * P9_ROW_BYTES) /* one (64,64) 16-bit box: 8 KiB */
 LAY_HD static inline int p9_epi_buf(int q, int bufs) { return q % bufs; }
-/* Whether the protocol waits for the previous chunk's store inside the loop: only when boxes
- * are reused within a tile (fewer boxes than chunks). */
-LAY_HD static inline int p9_epi_waits_in_loop(int bufs) { return bufs < P9_EPI_CHUNKS; }
+/* Whether the protocol, storing `chunks` chunks in one pass, waits for the previous chunk's
+ * store inside the loop: only when boxes are reused within the pass (fewer boxes than chunks). */
+LAY_HD static inline int p9_epi_waits_in_loop(int chunks, int bufs) { return bufs < chunks; }
 
 /* ---- ping-pong: the CTA's work items, j = 0 .. n-1 in the producer's order, alternate
  * between the two consumer warpgroups. Item j (work item first + j*step) is computed by
