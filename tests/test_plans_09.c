@@ -86,6 +86,24 @@ Test(acc_fragment, thread_and_value_parts_add_up) {
     }
 }
 
+/* Step 12 multiplies the tile as two m64n128k16 on acc + 64 * h: the values 0..63 of every
+ * thread are the (64,128) fragment of columns 0..127 and 64..127 the same fragment shifted
+ * by 128 columns (PTX ISA 9.7.15.5.1: the D fragment does not depend on N). */
+Test(acc_fragment, halves_are_the_n128_fragments) {
+    for (int v = 0; v < 64; ++v) {
+        int m0, n0, m1, n1;
+        p9_acc_val_mn(v, &m0, &n0);
+        p9_acc_val_mn(v + 64, &m1, &n1);
+        cr_assert(n0 < 128 && m1 == m0 && n1 == n0 + 128, "v=%d: (%d,%d) (%d,%d)", v, m0, n0, m1,
+                  n1);
+    }
+    for (int t = 0; t < 128; ++t) {
+        int mt, nt;
+        p9_acc_thr_mn(t, &mt, &nt);
+        cr_assert(nt < 8, "t=%d starts at column %d", t, nt); /* the thread part stays in half 0 */
+    }
+}
+
 /* TMA's 128-byte swizzle written out from the driver documentation's description. */
 static long long tma_sw128(int r, int k) {
     const int chunk = (2 * k) / 16, within = (2 * k) % 16;
