@@ -571,20 +571,18 @@ static __device__ __forceinline__ void store_half(const kargs &a, const float *a
     if (m0 >= 0) epilogue_stsm<BF16, P9_EPI_BUFS, nq * H, nq>(a, acc, m0, n0, p.cstage(c), c, tmC);
 }
 
-/* K-iteration `it` in two halves: wait for its stage, issue half 0's and half 1's groups.
- * release_prev: then wait until the previous K tile's groups have finished (wait 2: all but
+/* K-iteration `it` (not a tile's first) in two halves: wait for its stage, issue half 0's and
+ * half 1's groups, then wait until the previous K tile's groups have finished (wait 2: all but
  * these two) and release its stage. */
 template <int BF16, class CFG>
 static __device__ __forceinline__ void consume_halves(const pipe<CFG> &p, int it, int slab,
-                                                      float *acc, int release_prev) {
+                                                      float *acc) {
     const int s = it % CFG::STAGES;
     ptx_mbar_wait(p.full(s), (it / CFG::STAGES) & 1);
     mma_half<BF16, 0>(p, s, slab, acc, 0);
     mma_half<BF16, 1>(p, s, slab, acc, 0);
-    if (release_prev) {
-        ptx_wgmma_wait<2>();
-        release(p, (it + CFG::STAGES - 1) % CFG::STAGES);
-    }
+    ptx_wgmma_wait<2>();
+    release(p, (it + CFG::STAGES - 1) % CFG::STAGES);
 }
 
 /* Step 12's consumer: step 9's schedule with every K tile issued as two groups, one per half,
@@ -618,8 +616,8 @@ static __device__ __forceinline__ void consumer_overlap(const pipe<CFG> &p, cons
         it = 1;
     }
     for (int w = first; w < nwork; w += step) {
-        for (int kt = 1; kt < a.ktiles - 1; ++kt, ++it) consume_halves<BF16>(p, it, c, acc, 1);
-        consume_halves<BF16>(p, it++, c, acc, 1); /* the last K tile (K tiles >= 2) */
+        for (int kt = 1; kt < a.ktiles - 1; ++kt, ++it) consume_halves<BF16>(p, it, c, acc);
+        consume_halves<BF16>(p, it++, c, acc); /* the last K tile (K tiles >= 2) */
         ptx_wgmma_wait<1>();
         fence_half<0>(acc);
         const int m0 = tm < a.tiles_m ? tm * CFG::BLK_M + c * P9_WG_M : -1; /* -1: below C */
