@@ -3,6 +3,10 @@
  *   - the K loop and the epilogue use lesson 07's layouts (checked again on 08's own header);
  *   - plan_raster is a bijection from the tile ids onto the tile grid, groups of 8 tile rows
  *     walked down first, a shorter last group included;
+ *   - the persistent schedule: plan_persistent_ctas keeps the rounds of a full grid with the
+ *     fewest CTAs; plan_persistent_tile / plan_persistent_count hand out every tile exactly
+ *     once, round t's tiles in round t, each CTA's tiles a prefix of the rounds, and a CTA's
+ *     tile column changes from round to round;
  *   - the persistent variant's smem (3 stages of 128x256x64 + 8 staging blocks) is the
  *     221,184 bytes of its variant table, within sm_90's 227 KiB per block.
  */
@@ -54,6 +58,66 @@ Test(plan08, raster_is_a_bijection) {
     cr_assert(tm == 0 && tn == 1);
     plan_raster(128, 32, 16, 8, &tm, &tn);
     cr_assert(tm == 8 && tn == 0);
+}
+
+Test(plan08, persistent_grid_keeps_the_rounds) {
+    for (long long tiles = 0; tiles <= 1200; ++tiles)
+        for (long long cap = 1; cap <= 140; ++cap) {
+            const long long g = plan_persistent_ctas(tiles, cap);
+            cr_assert(g >= 0 && g <= cap && g <= tiles, "%lld tiles, cap %lld -> %lld", tiles, cap,
+                      g);
+            if (tiles == 0) continue;
+            const long long rounds = (tiles + cap - 1) / cap;
+            cr_assert_eq((tiles + g - 1) / g, rounds, "%lld tiles, cap %lld", tiles, cap);
+            if (g > 1) /* one CTA fewer would need another round */
+                cr_assert_gt((tiles + g - 2) / (g - 1), rounds, "%lld tiles, cap %lld", tiles, cap);
+        }
+    cr_assert_eq(plan_persistent_ctas(512, 132), 128);  /* 4096^2 in 128x256 tiles */
+    cr_assert_eq(plan_persistent_ctas(8192, 132), 131); /* 16384^2: 63 rounds */
+    cr_assert_eq(plan_persistent_ctas(100, 132), 100);  /* fewer tiles than SMs */
+    cr_assert_eq(plan_persistent_ctas(133, 132), 67);   /* 2 rounds */
+}
+
+Test(plan08, persistent_tiles_once_each) {
+    static char hit[1300];
+    const int shifts[] = {0, 8};
+    for (int si = 0; si < 2; ++si)
+        for (int tiles = 1; tiles <= 1200; tiles += 7)
+            for (int cap = 1; cap <= 140; cap += 3) {
+                const int g = (int)plan_persistent_ctas(tiles, cap), sh = shifts[si];
+                const int rounds = (tiles + g - 1) / g;
+                memset(hit, 0, sizeof hit);
+                for (int b = 0; b < g; ++b) {
+                    const int n = plan_persistent_count(b, g, tiles, sh);
+                    cr_assert(n == rounds || n == rounds - 1, "%d tiles, g %d, b %d: %d", tiles, g,
+                              b, n);
+                    for (int t = 0; t < rounds; ++t) {
+                        const int id = plan_persistent_tile(b, t, g, sh);
+                        cr_assert(id >= t * g && id < (t + 1) * g); /* round t's tiles */
+                        cr_assert_eq(id < tiles, t < n, "%d tiles, g %d, b %d, t %d", tiles, g, b,
+                                     t); /* the CTA's tiles are the first n rounds */
+                        if (id < tiles) {
+                            cr_assert_eq(hit[id], 0, "tile %d twice", id);
+                            hit[id] = 1;
+                        }
+                    }
+                }
+                for (int id = 0; id < tiles; ++id) cr_assert_eq(hit[id], 1, "tile %d missed", id);
+            }
+    /* 4095x4095 in 128x256 tiles (32 x 16, groups of 8 tile rows) on 128 CTAs: with shift 0
+     * CTA 120 takes tile column 15, the partial one, in all 4 rounds; with shift 8 the 4
+     * rounds give it 4 different columns */
+    for (int sh = 0; sh <= 8; sh += 8) {
+        int cols = 0, last = 0;
+        for (int t = 0; t < 4; ++t) {
+            int tm, tn;
+            plan_raster(plan_persistent_tile(120, t, 128, sh), 32, 16, 8, &tm, &tn);
+            cols |= 1 << tn;
+            last += tn == 15;
+        }
+        cr_assert_eq(__builtin_popcount(cols), sh ? 4 : 1);
+        cr_assert_eq(last, sh ? 1 : 4);
+    }
 }
 
 Test(plan08, persistent_smem) {

@@ -3,8 +3,9 @@
  *
  * What this lesson adds to lesson 07's default kernel: it runs every problem, keeps the GPU
  * busy from one tile to the next, and picks a configuration per shape.
- *  1. Persistent CTAs (128x256x64_s3_persistent): one CTA per SM walks tiles blockIdx.x,
- *     +gridDim.x, ...; the cp.async pipeline runs on across tiles, so the next tile's first K
+ *  1. Persistent CTAs (128x256x64_s3_persistent): one CTA per SM walks one tile per round,
+ *     as few CTAs as keep the rounds, each a raster group on per round (plan.h,
+ *     plan_persistent_*); the cp.async pipeline runs on across tiles, so the next tile's first K
  *     tiles load while this tile's last ones are computed and its epilogue runs (own C staging
  *     blocks, 216 KiB). The loader runs STAGES-1 (tile, K tile) pairs ahead of the MMAs.
  *     The steady-state loop must carry no more live state than before: when it also carried
@@ -238,9 +239,15 @@ static __device__ __forceinline__ void load_tile_generic(uint16_t *s, const uint
     }
 }
 
+/* The tile id of this CTA's t-th tile (plan.h: plan_persistent_tile, one raster group on per
+ * round; with one tile per CTA, t = 0, it is blockIdx.x). */
+static __device__ __forceinline__ int cta_tile(int t) {
+    return plan_persistent_tile((int)blockIdx.x, t, (int)gridDim.x, RASTER_GROUP);
+}
+
 /* ---- the loader: which (tile, K tile) the copies issued now belong to ---------------------
- * A CTA computes the tiles blockIdx.x + t * gridDim.x, t = 0 .. end-1 (tile numbers go
- * through plan_raster). The loader runs STAGES-1 (tile, K tile) pairs ahead of the MMAs
+ * A CTA computes the tiles cta_tile(t), t = 0 .. end-1 (tile numbers go through
+ * plan_raster). The loader runs STAGES-1 (tile, K tile) pairs ahead of the MMAs
  * through that sequence, so the first K tiles of tile t+1 are in flight while the last ones
  * of tile t are computed and while its epilogue stores C. */
 typedef struct loader {
@@ -255,7 +262,7 @@ template <int BM, int BN, int BK>
 static __device__ __forceinline__ void loader_tile(loader *l, copy_state *cs, const kargs *p,
                                                    int crow, int tiles_m, int tiles_n) {
     int tm, tn;
-    plan_raster((int)blockIdx.x + l->t * (int)gridDim.x, tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
+    plan_raster(cta_tile(l->t), tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
     l->m0 = tm * BM;
     l->n0 = tn * BN;
     cs->a_rows = p->M - l->m0 - crow;
@@ -592,9 +599,10 @@ static __device__ __forceinline__ void store_epi(float acc[MI][NI][4], const kar
 #include "splitk.cuh" /* splitk_narrow, store_partial, splitk_reduce */
 
 /* ---- the kernel ----------------------------------------------------------------------------
- * A CTA computes the (BM, BN) tiles of C numbered blockIdx.x, blockIdx.x + gridDim.x, ...
- * (tile numbers go through plan_raster). With one CTA per tile (grid = tiles) that is one
- * tile; a persistent launch (grid = CTAs that fit on the GPU at once) walks several, and the
+ * A CTA computes the (BM, BN) tiles of C numbered cta_tile(0), cta_tile(1), ... (round t's
+ * tiles are t*gridDim.x .. t*gridDim.x + gridDim.x-1; tile numbers go through plan_raster).
+ * With one CTA per tile (grid = tiles) that is tile blockIdx.x; a persistent launch (grid:
+ * plan_persistent_ctas of the CTAs that fit on the GPU at once) walks several, and the
  * cp.async pipeline runs on across tile boundaries. Warp w owns the (WTM, WTN) =
  * (BM/WARPS_M, BN/WARPS_N) block (w / WARPS_N, w % WARPS_N) of each tile; acc[i][j][0..3] is
  * the C fragment of MMA atom (i, j) of that block. Dynamic smem: sA (BM,BK,STAGES),
@@ -636,10 +644,11 @@ static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi) {
     const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
     const int ntiles = tiles_m * tiles_n;
     const int ktiles = (p.K + BK - 1) / BK;
-    /* this CTA's tiles: blockIdx.x + t * gridDim.x for t = 0 .. mine-1 */
+    /* this CTA's tiles: cta_tile(t) for t = 0 .. mine-1 */
     const int mine = (int)blockIdx.x >= ntiles ? 0
                      : SCHED == 2           ? 1 /* grid (tiles, splits): one tile each */
-                                            : (ntiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1;
+                                            : plan_persistent_count((int)blockIdx.x, (int)gridDim.x,
+                                                                    ntiles, RASTER_GROUP);
 
     float acc[MI][NI][4];
 #pragma unroll
@@ -715,7 +724,7 @@ static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi) {
 
         /* epilogue of tile t (zeroes acc for the next one) */
         int tm, tn;
-        plan_raster((int)blockIdx.x + t * (int)gridDim.x, tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
+        plan_raster(cta_tile(t), tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
         const int m0 = tm * BM, n0 = tn * BN;
         /* staged stores: a full tile, beta = 0, ldc % 8 == 0, C 16-byte aligned, halves out
          * (uniform over the CTA) */
@@ -790,8 +799,8 @@ static cudaError_t resident_ctas(const void *kernel, int threads, size_t smem, l
 
 /* Sets the dynamic smem limit of `kernel`, an instantiation of gemm_dispatch or
  * gemm_dispatch_epi with these tile parameters and schedule, and its grid: one CTA per tile on
- * a 1-D grid (SCHED 0), as many CTAs as fit on the GPU at once but never more than there are
- * tiles (SCHED 1, persistent), or a (tiles, split) grid (SCHED 2, split-K). smem: the
+ * a 1-D grid (SCHED 0), the fewest CTAs that finish in the rounds of as many as fit on the GPU
+ * at once (SCHED 1, persistent: plan_persistent_ctas), or a (tiles, split) grid (SCHED 2, split-K). smem: the
  * configuration's dynamic smem (disp_smem_bytes, dispatch.h). Returns the first CUDA error;
  * the caller launches. */
 template <int BM, int BN, int WARPS_M, int WARPS_N, int SCHED>
@@ -805,7 +814,7 @@ static cudaError_t prepare_launch(const void *kernel, const kargs *a, size_t sme
     if (SCHED == 1) {
         long long cap;
         if ((e = resident_ctas(kernel, threads, smem, &cap)) != cudaSuccess) return e;
-        if (cap < tiles) tiles = cap;
+        tiles = plan_persistent_ctas(tiles, cap); /* as few CTAs as keep the rounds */
     }
     if (tiles == 0) tiles = 1; /* M or N is 0: one CTA that has no tile */
     *grid = dim3((unsigned)tiles, SCHED == 2 ? (unsigned)split : 1u);

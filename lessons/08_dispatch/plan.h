@@ -109,6 +109,39 @@ LAY_HD static inline void plan_raster(int bid, int tiles_m, int tiles_n, int gro
     *tn = in / rows;
 }
 
+/* plan_persistent_ctas: the grid of a persistent launch over `tiles` tiles when at most `cap`
+ * CTAs fit on the GPU at once (tiles >= 0, cap >= 1). The number of rounds stays that of
+ * `cap` CTAs, ceil(tiles / cap), and the grid shrinks to the fewest CTAs that still finish in
+ * that many rounds: the SMs left over idle for the whole kernel instead of in its last round,
+ * and the power budget goes to the SMs that work (measured: run 20-4 in notes/perf.md).
+ *   e.g. 512 tiles, cap 132: 4 rounds either way, 128 CTAs (not 132, 16 of them idle in the
+ *   last round); 8192 tiles: 63 rounds, 131 CTAs; 100 tiles: 100 CTAs. */
+LAY_HD static inline long long plan_persistent_ctas(long long tiles, long long cap) {
+    if (tiles <= cap) return tiles;
+    const long long rounds = (tiles + cap - 1) / cap;
+    return (tiles + rounds - 1) / rounds;
+}
+
+/* plan_persistent_tile: the tile id (the input of plan_raster) that CTA b of a grid of g CTAs
+ * computes in round t: slot (b + t*shift) mod g of round t's g tiles. With shift 0 that is
+ * b + t*g, and with g a multiple of the raster's group (128 CTAs, groups of 8 tile rows) CTA b
+ * would take the same tile column in every round: the 8 CTAs of a partial last column (N not
+ * a multiple of BN) would walk only edge tiles and finish last (4095x4095x4096: 8% slower).
+ * shift = the raster group moves every CTA one tile column on per round. Round t of the grid
+ * still runs tiles t*g .. t*g+g-1, the same tiles in L2 as shift 0. 0 <= b < g, t >= 0. */
+LAY_HD static inline int plan_persistent_tile(int b, int t, int g, int shift) {
+    return t * g + (b + (t % g) * shift) % g;
+}
+
+/* plan_persistent_count: how many tiles CTA b walks, i.e. the rounds t = 0 .. count-1 whose
+ * plan_persistent_tile is < ntiles: every full round, plus the last, partial one when b's
+ * slot in it is one of its ntiles % g tiles (a prefix of rounds: the kernel counts on it).
+ * 0 <= b < g, ntiles >= 0. */
+LAY_HD static inline int plan_persistent_count(int b, int g, int ntiles, int shift) {
+    const int full = ntiles / g, rem = ntiles % g;
+    return full + ((b + (full % g) * shift) % g < rem ? 1 : 0);
+}
+
 /* plan_split: the K tiles [*kt0, *kt1) that split s (0 <= s < splits) of a split-K launch
  * computes, out of the ktiles K tiles of every tile of C: a balanced partition, split s
  * starting at floor(ktiles * s / splits). The splits of one tile are disjoint, their union is
