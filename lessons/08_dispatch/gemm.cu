@@ -5,8 +5,8 @@
  * busy from one tile to the next, and picks a configuration per shape.
  *  1. Persistent CTAs (128x256x64_s3_persistent): one CTA per SM walks one tile per round,
  *     as few CTAs as keep the rounds, each a raster group on per round (plan.h,
- *     plan_persistent_*); the cp.async pipeline runs on across tiles, so the next tile's first K
- *     tiles load while this tile's last ones are computed and its epilogue runs (own C staging
+ *     plan_persistent_*); the cp.async pipeline runs on across tiles, so the next tile's first
+ *     K tiles load while this tile's last ones are computed and its epilogue runs (own C staging
  *     blocks, 216 KiB). The loader runs STAGES-1 (tile, K tile) pairs ahead of the MMAs.
  *     The steady-state loop must carry no more live state than before: when it also carried
  *     the loader's tile switch, ptxas bunched the ldmatrix loads (fewer free registers) and
@@ -800,9 +800,9 @@ static cudaError_t resident_ctas(const void *kernel, int threads, size_t smem, l
 /* Sets the dynamic smem limit of `kernel`, an instantiation of gemm_dispatch or
  * gemm_dispatch_epi with these tile parameters and schedule, and its grid: one CTA per tile on
  * a 1-D grid (SCHED 0), the fewest CTAs that finish in the rounds of as many as fit on the GPU
- * at once (SCHED 1, persistent: plan_persistent_ctas), or a (tiles, split) grid (SCHED 2, split-K). smem: the
- * configuration's dynamic smem (disp_smem_bytes, dispatch.h). Returns the first CUDA error;
- * the caller launches. */
+ * at once (SCHED 1, persistent: plan_persistent_ctas), or a (tiles, split) grid (SCHED 2,
+ * split-K). smem: the configuration's dynamic smem (disp_smem_bytes, dispatch.h). Returns
+ * the first CUDA error; the caller launches. */
 template <int BM, int BN, int WARPS_M, int WARPS_N, int SCHED>
 static cudaError_t prepare_launch(const void *kernel, const kargs *a, size_t smem, int split,
                                   dim3 *grid) {

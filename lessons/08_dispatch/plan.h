@@ -124,10 +124,11 @@ LAY_HD static inline long long plan_persistent_ctas(long long tiles, long long c
 
 /* plan_persistent_tile: the tile id (the input of plan_raster) that CTA b of a grid of g CTAs
  * computes in round t: slot (b + t*shift) mod g of round t's g tiles. With shift 0 that is
- * b + t*g, and with g a multiple of the raster's group (128 CTAs, groups of 8 tile rows) CTA b
- * would take the same tile column in every round: the 8 CTAs of a partial last column (N not
- * a multiple of BN) would walk only edge tiles and finish last (4095x4095x4096: 8% slower).
- * shift = the raster group moves every CTA one tile column on per round. Round t of the grid
+ * b + t*g, and when g is a multiple of a raster group's tiles (4095x4095 in 128x256 tiles:
+ * groups of 8 x 16 tiles, 128 CTAs) CTA b takes the same tile column in every round: the 8
+ * CTAs of a partial last column (N not a multiple of BN) walk only edge tiles and finish last
+ * (4095x4095x4096: 8% slower, run 20-2 in notes/perf.md). shift = the raster group's rows
+ * moves every CTA one tile column on per round. Round t of the grid
  * still runs tiles t*g .. t*g+g-1, the same tiles in L2 as shift 0. 0 <= b < g, t >= 0. */
 LAY_HD static inline int plan_persistent_tile(int b, int t, int g, int shift) {
     return t * g + (b + (t % g) * shift) % g;
@@ -138,8 +139,8 @@ LAY_HD static inline int plan_persistent_tile(int b, int t, int g, int shift) {
  * slot in it is one of its ntiles % g tiles (a prefix of rounds: the kernel counts on it).
  * 0 <= b < g, ntiles >= 0. */
 LAY_HD static inline int plan_persistent_count(int b, int g, int ntiles, int shift) {
-    const int full = ntiles / g, rem = ntiles % g;
-    return full + ((b + (full % g) * shift) % g < rem ? 1 : 0);
+    const int full = ntiles / g; /* rounds of g tiles; then b's slot in the partial one */
+    return full + (plan_persistent_tile(b, full, g, shift) < ntiles ? 1 : 0);
 }
 
 /* plan_split: the K tiles [*kt0, *kt1) that split s (0 <= s < splits) of a split-K launch
