@@ -15,6 +15,8 @@
  *       9.7.14.5.8  "Matrix Fragments for mma.m16n8k16 with floating point type"
  *   tanh.approx.f32 (lesson 07's GELU)
  *       "Floating Point Instructions" -> "tanh" (sm_75 and newer)
+ *   st.release.gpu / ld.acquire.gpu (stream-K's flags, lessons 08 and 09)
+ *       9.7.9.9 "st", 9.7.9.8 "ld" and chapter 8, the memory consistency model (sm_70 and newer)
  *
  * Conventions used in every docstring:
  *   lane      = threadIdx.x % 32;  group = lane / 4 (0..7);  tig = lane % 4 ("thread in group")
@@ -248,6 +250,25 @@ static __device__ __forceinline__ float ptx_tanh_approx(float x) {
     float y;
     asm("tanh.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
     return y;
+}
+
+/* ---- flags in global memory between CTAs of one grid (stream-K: lessons 08, 09) ---------
+ * st.release.gpu.global.u32 / ld.acquire.gpu.global.u32 (PTX ISA 9.7.9.9 "st" and 9.7.9.8
+ * "ld", the .release / .acquire qualifiers with .gpu scope; the memory consistency model,
+ * chapter 8: a release store that an acquire load observes makes every write the releasing
+ * thread had made visible before it (its own, and others' ordered before it, e.g. by a barrier
+ * and a fence) visible to the acquiring thread, and through a later barrier to its CTA).
+ * sm_70 and later. The pattern, writer side: every thread stores its data, __threadfence(),
+ * a barrier of the writing threads, then one thread ptx_st_release_gpu(flag, value); reader
+ * side: one thread spins on ptx_ld_acquire_gpu(flag) until it sees the value, a barrier, then
+ * every thread reads the data (with ld.global.cg: L2, not a stale L1 line). */
+static __device__ __forceinline__ void ptx_st_release_gpu(unsigned *flag, unsigned v) {
+    asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(v) : "memory");
+}
+static __device__ __forceinline__ unsigned ptx_ld_acquire_gpu(const unsigned *flag) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+    return v;
 }
 
 #endif /* __CUDACC__ */

@@ -145,24 +145,8 @@ static __device__ __forceinline__ void ptx_bar_arrive(uint32_t id, uint32_t nthr
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(nthreads) : "memory");
 }
 
-/* ---- flags in global memory between CTAs of one grid (stream-K) ----------------------------
- * st.release.gpu.global.u32 / ld.acquire.gpu.global.u32 (PTX ISA 9.7.9.9 "st" and 9.7.9.8
- * "ld", the .release / .acquire qualifiers with .gpu scope; the memory consistency model,
- * chapter 8: a release store that an acquire load observes makes every write the releasing
- * thread had made visible before it (its own, and others' ordered before it, e.g. by a barrier
- * and a fence) visible to the acquiring thread, and through a later barrier to its CTA).
- * sm_70 and later. The pattern, writer side: every thread stores its data, __threadfence(),
- * a barrier of the writing threads, then one thread ptx_st_release_gpu(flag, value); reader
- * side: one thread spins on ptx_ld_acquire_gpu(flag) until it sees the value, a barrier, then
- * every thread reads the data (with ld.global.cg: L2, not a stale L1 line). */
-static __device__ __forceinline__ void ptx_st_release_gpu(unsigned *flag, unsigned v) {
-    asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(v) : "memory");
-}
-static __device__ __forceinline__ unsigned ptx_ld_acquire_gpu(const unsigned *flag) {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
-    return v;
-}
+/* ptx_st_release_gpu / ptx_ld_acquire_gpu (flags between the CTAs of one grid, stream-K;
+ * sm_70 and later): common/ptx.h. */
 
 /* ptx_st_shared_b32 (a 4-byte store to a shared-window address): common/ptx.h. */
 

@@ -307,9 +307,9 @@ Test(choose, t7_takes_few_waves_with_a_sparse_last_wave) {
         {1920, 5632, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 330: 2 + 66 */
         {512, 21248, 2048, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 332 */
         {2048, 6400, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 400: 3 + 4 */
-        {4096, 3328, 4096, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 416: 3 + 20 */
+        {4096, 3328, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_streamk", 1, 0, "SK"},    /* 3 + 20 */
         {4096, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 512 */
-        {4608, 4096, 4096, GEMM_BF16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"}, /* 576: 4 + 48 */
+        {4608, 4096, 4096, GEMM_BF16, GEMM_TN, "128x256x64_s3_streamk", 1, 0, "SK"},    /* 4 + 48 */
         {4608, 4352, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 612 */
         {5632, 4096, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_persistent", 1, 0, "T9"}, /* 704 */
         {3069, 3070, 3071, GEMM_FP16, GEMM_NN, "128x128x64_s3", 1, 0, "R1 T8"},         /* copies */
@@ -322,6 +322,32 @@ Test(choose, t7_takes_few_waves_with_a_sparse_last_wave) {
     cr_assert(!disp_t8_waves(151, 100) && !disp_t8_waves(200, 100) && disp_t8_waves(250, 100));
     cr_assert(!disp_t8_waves(251, 100) && disp_t8_waves(301, 100) && disp_t8_waves(450, 100));
     cr_assert(!disp_t8_waves(351, 100) && !disp_t8_waves(400, 100) && !disp_t8_waves(501, 100));
+}
+
+/* SK inside T8's class: K >= 4096, at least one full wave of 128x256 tiles, fewer than 5 per
+ * SM, the last wave at most 3/8 of the SMs (49 of 132); the forced stream-K configuration
+ * declines other layouts and epilogues, and the rules go on. */
+Test(choose, sk_takes_a_short_last_wave_at_long_k) {
+    static const want ws[] = {
+        {2048, 2560, 4096, GEMM_FP16, GEMM_TN, "128x256x64_s3_streamk", 1, 0, "SK"}, /* 1 + 28 */
+        {3072, 3072, 4096, GEMM_BF16, GEMM_TN, "128x256x64_s3_streamk", 1, 0, "SK"}, /* 2 + 24 */
+        {4224, 4352, 8192, GEMM_FP16, GEMM_TN, "128x256x64_s3_streamk", 1, 0, "SK"}, /* 4 + 33 */
+        {3072, 3072, 2048, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"},         /* short K */
+        {3072, 2048, 4096, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"},         /* 1 + 60 */
+        {4096, 2560, 4096, GEMM_FP16, GEMM_TN, "128x128x64_s3", 1, 0, "T8"},         /* 2 + 56 */
+        {1024, 1024, 16384, GEMM_FP16, GEMM_TN, "128x128x32_s4_splitk", 4, 0, "T7"}, /* 32 */
+        {3072, 3072, 4096, GEMM_FP16, GEMM_NT, "128x256x64_s3_streamk", 1, 0, "R1 SK"},
+    };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; ++i) check_want(&ws[i]);
+    cr_assert(disp_sk_waves(160, 132) && disp_sk_waves(181, 132) && !disp_sk_waves(182, 132));
+    cr_assert(!disp_sk_waves(131, 132) && !disp_sk_waves(132, 132) && !disp_sk_waves(660, 132));
+    gemm_problem p = problem(3072, 3072, 4096, GEMM_FP16, GEMM_TN, 0, 0);
+    p.epilogue = GEMM_EPI_BIAS_GELU; /* stream-K's kernel has no fused epilogue: T8 declines
+                                        too, T9 fuses it */
+    disp_choice c;
+    const disp_device d = dev();
+    cr_assert_eq(disp_choose(&p, &d, &c), 0);
+    cr_assert_str_eq(disp_configs[c.cfg].name, "128x256x64_s3_persistent");
 }
 
 /* T6 against T7 and T8 (132 SMs): T6 takes fewer 128x128 tiles than half the SMs (65, not 66)

@@ -85,7 +85,7 @@ Test(candidates, splits_and_orientations_of_512_cubed) {
             ++plain;
         }
     }
-    cr_assert_eq(plain, 4); /* the four one-CTA-per-tile / persistent configurations */
+    cr_assert_eq(plain, 5); /* the one-CTA-per-tile, persistent and stream-K configurations */
     for (int t = 0; t < 2; ++t) {
         cr_assert_eq(splits[1][t], 1);
         cr_assert_eq(splits[2][t], 1);
@@ -107,7 +107,7 @@ Test(candidates, large_outputs_have_no_partial_sums) {
     static disp_choice c[DISP_MAX_CANDIDATES];
     const gemm_problem p = problem(8192, 8192, 8192, GEMM_BF16, GEMM_TN, 0, 0);
     const int n = disp_candidates(&p, &d, c, DISP_MAX_CANDIDATES);
-    cr_assert_eq(n, 10); /* every TC configuration on C, the 3 split-K ones on C^T too */
+    cr_assert_eq(n, 11); /* every TC configuration on C, the 3 split-K ones on C^T too */
     for (int i = 0; i < n; ++i) cr_assert(c[i].split == 1 && !c[i].repack);
     /* NN: the generic path of the four gathering configurations, and everything on copies */
     const gemm_problem q = problem(4096, 4096, 4096, GEMM_FP16, GEMM_NN, 0, 0);

@@ -47,9 +47,11 @@ typedef enum {
 typedef enum {
     DISP_TILE = 0,       /* one CTA per tile of C, 1-D rasterized grid */
     DISP_PERSISTENT = 1, /* one CTA per SM slot, each walks tiles; the pipeline runs across */
-    DISP_SPLITK = 2      /* one CTA per (tile, K split): grid (tiles, splits); with more than one
+    DISP_SPLITK = 2,     /* one CTA per (tile, K split): grid (tiles, splits); with more than one
                             split (or transposed) each writes fp32 partial sums to the workspace
                             and splitk_reduce applies the epilogue once */
+    DISP_STREAMK = 3     /* persistent, the last round's K iterations spread evenly over the
+                            CTAs (plan.h, plan_sk_*); partial sums between CTAs, in the kernel */
 } disp_sched;
 
 typedef struct disp_config {
@@ -89,6 +91,10 @@ static const disp_config disp_configs[] = {
      1, 1, 1,
      "128x256x64_s3 with one CTA per SM walking tiles: the pipeline runs on across tiles; "
      "216 KiB smem (C staging of its own)"},
+    {"128x256x64_s3_streamk", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_STREAMK, 1, 1, 1, 1,
+     0,
+     "the persistent kernel with stream-K: the last round's K iterations split evenly over "
+     "all SMs, pieces summed by the tile's owner in the kernel; TN"},
     {"128x256x64_s3", DISP_TC, DISP_HALVES, 128, 256, 64, 2, 4, 3, DISP_TILE, 1, 0, 1, 1, 0,
      "lesson 07's 128x256x64_s3 on a rasterized 1-D grid, any layout/alignment"},
     {"128x128x64_s3", DISP_TC, DISP_HALVES, 128, 128, 64, 2, 2, 3, DISP_TILE, 1, 0, 2, 1, 0,
@@ -144,7 +150,8 @@ static inline int disp_find(const char *name) {
 static inline int disp_threads(const disp_config *c) { return 32 * c->warps_m * c->warps_n; }
 
 /* Dynamic smem of one CTA, bytes. TC: STAGES x (BM + BN) rows of the swizzled smem tile (2
- * bytes per element), plus (persistent) one C staging block of (WTM, WTN + 8) halves per warp.
+ * bytes per element), plus (persistent, stream-K) one C staging block of (WTM, WTN + 8) halves
+ * per warp.
  * SIMT: 2 buffers of the transposed tiles (BK x (BM + P4_PAD) + BK x (BN + P4_PAD) floats). */
 static inline long long disp_smem_bytes(const disp_config *c) {
     if (c->kind == DISP_SIMT)
@@ -153,7 +160,7 @@ static inline long long disp_smem_bytes(const disp_config *c) {
         (long long)c->stages * (plan_smem_stage(c->bm, c->bk) + plan_smem_stage(c->bn, c->bk)) * 2;
     const int warps = c->warps_m * c->warps_n;
     return st +
-           (c->sched == DISP_PERSISTENT
+           (c->sched == DISP_PERSISTENT || c->sched == DISP_STREAMK
                 ? (long long)warps * plan_cstage_size(c->bm / c->warps_m, c->bn / c->warps_n) * 2
                 : 0);
 }
@@ -594,6 +601,27 @@ static inline int disp_t8_waves(long long tiles, long long sms) {
     const long long last = tiles % sms;
     return tiles < sms || (tiles < DISP_T8_MAX_WAVES * sms && last > 0 && 2 * last <= sms);
 }
+/* SK: the class of T8 where stream-K does better (notes/perf.md, run 21-2: the persistent
+ * kernel, 128x128x64_s3 and 128x256x64_s3_streamk in one run, fp16, two rounds, bf16 alike):
+ * at K = 4096, at least one full wave of 128x256 tiles and fewer than 5 per SM, stream-K took
+ * 2.6-5.6% less time than T8's 128x128 tiles where the last wave held at most 36% of the SMs
+ * (2048x2560, 3072^2, 4096x3328, 4224x4352, 4608x4096 x 4096; fills 15-36%), and lost where it
+ * held 42-45% (4096x2560, 3072x2048: 1.4% and 4%) and at K = 1024 and 2048 on every shape
+ * measured (3072^2 x 2048 18% slower than 128x128 tiles). So: K >= DISP_SK_MIN_K, and a last
+ * wave of at most 3/8 of the SMs after at least one full one. */
+#define DISP_SK_MIN_K 4096
+static inline int disp_sk_waves(long long tiles, long long sms) {
+    const long long last = tiles % sms;
+    return tiles >= sms && tiles < DISP_T8_MAX_WAVES * sms && last > 0 && 8 * last <= 3 * sms;
+}
+static inline int disp_rule_sk(const disp_in *in, const char **cfg, int *t) {
+    (void)t;
+    if (in->p->dtype == GEMM_FP32 || in->p->k < DISP_SK_MIN_K ||
+        !disp_sk_waves(disp_tiles_of("128x256x64_s3_streamk", in->p->m, in->p->n), in->d->sms))
+        return 0;
+    *cfg = "128x256x64_s3_streamk";
+    return 1;
+}
 /* T8: the 128x256 tiles' waves leave many SMs idle (disp_t8_waves): 128x128 tiles, 2 CTAs
  * per SM, twice the CTAs to spread. */
 static inline int disp_rule_t8(const disp_in *in, const char **cfg, int *t) {
@@ -714,6 +742,16 @@ static const disp_rule disp_rules[] = {
      "run 15-1: the best candidate, or within 1.18x of it, on 14 such shapes (M 80-1024, N "
      "512-8192, K 4096-16384)",
      disp_rule_t7},
+    {"SK",
+     "fp16/bf16 TN, K >= 4096, 1 to 5 waves of 128x256 tiles (one CTA per SM), the last one "
+     "at most 3/8 full",
+     "the last wave's K iterations spread evenly over all SMs (stream-K): its tiles' time is "
+     "shared out instead of leaving 5/8 of the SMs idle; the partial sums cost one write and "
+     "one read of a tile per SM, which a K of 4096 repays",
+     "run 21-2: 2.6-5.6% faster than T8's 128x128 tiles at fills of 15-36% (3072^2 x 4096 "
+     "0.1759 against 0.1862 ms fp16, 4224x4352x4096 0.3130 against 0.3316), slower at "
+     "42-45% and at K <= 2048",
+     disp_rule_sk},
     {"T8",
      "fp16/bf16 TN, fewer 128x256 tiles than SMs, or fewer than 5 per SM with the last wave "
      "at most half full",

@@ -30,6 +30,11 @@
  *     tiles and stores fp32 partial sums to a workspace; splitk_reduce adds the splits in a
  *     fixed order and applies the epilogue once. Small M uses 16- and 64-row tiles; small N
  *     the same tiles on C^T = B*A^T (the reduction writes C from the transposed slices).
+ *  5b. Stream-K (128x256x64_s3_streamk, SCHED 3; plan.h, plan_sk_*): the persistent kernel
+ *     with the last, partial round's K iterations cut into equal ranges, one per CTA; a tile
+ *     cut in pieces is finished by the CTA holding its K tile 0, which adds the others' fp32
+ *     partial sums (sk_publish, sk_gather: a workspace slot and a release/acquire flag per
+ *     CTA) before its epilogue. Rule SK takes it where the last wave is short and K long.
  *  6. Tuning (tune.h): --tune checks and times every candidate (configuration, K split,
  *     orientation) per problem and prints the winner against default's pick and cuBLAS;
  *     --tune-out FILE writes the winners as a table, --tuned FILE makes default run them.
@@ -99,6 +104,15 @@ typedef struct kepi {
     int bias_dtype;   /* gemm_dtype of the bias */
     int act;          /* ACT_* (epilogue.cuh), a run-time switch around the epilogue's loops */
 } kepi;
+
+/* Stream-K's arguments (SCHED 3, gemm_dispatch_sk; plan.h, plan_sk_*): a third argument of its
+ * kernel only, for the same reason. */
+typedef struct ksk {
+    float *ws;       /* one (BM,BN) fp32 slot per CTA, thread-native (plan_sk_slot) */
+    unsigned *flags; /* one per slot: == epoch once the slot is written */
+    unsigned epoch;  /* this launch's flag value (1, 2, ...: stale flags read as "not yet") */
+    int min_iters;   /* plan_sk_make's: the fewest K iterations a range is worth */
+} ksk;
 
 #include "epilogue.cuh" /* the epilogue's arithmetic and the output conversions */
 
@@ -245,24 +259,44 @@ static __device__ __forceinline__ int cta_tile(int t) {
     return plan_persistent_tile((int)blockIdx.x, t, (int)gridDim.x, RASTER_GROUP);
 }
 
+/* The tile id of this CTA's segment t and its K tiles [*k0, *k1): stream-K's (SCHED 3,
+ * plan_sk_segment of the CTA's part of the schedule, kept in smem: sks), else tile
+ * cta_tile(t) whole. */
+template <int SCHED>
+static __device__ __forceinline__ int cta_segment(const plan_sk_cta *sks, int t, int ktiles,
+                                                  int *k0, int *k1) {
+    if (SCHED != 3) {
+        *k0 = 0;
+        *k1 = ktiles;
+        return cta_tile(t);
+    }
+    int id;
+    plan_sk_segment(sks, ktiles, (int)blockIdx.x, (int)gridDim.x, RASTER_GROUP, t, &id, k0, k1);
+    return id;
+}
+
 /* ---- the loader: which (tile, K tile) the copies issued now belong to ---------------------
  * A CTA computes the tiles cta_tile(t), t = 0 .. end-1 (tile numbers go through
  * plan_raster). The loader runs STAGES-1 (tile, K tile) pairs ahead of the MMAs
  * through that sequence, so the first K tiles of tile t+1 are in flight while the last ones
  * of tile t are computed and while its epilogue stores C. */
 typedef struct loader {
-    int t, kt;  /* tile ordinal (>= end: nothing left to load) and K tile */
+    int t, kt;  /* tile (stream-K: segment) ordinal (>= end: nothing left to load), K tile */
     int end;    /* this CTA's number of tiles (0 when K = 0: nothing to load) */
     int m0, n0; /* that tile's origin */
-    int kfull;  /* its K tiles [0, kfull) need no predication */
+    int kfull;  /* its K tiles [0, kfull) need no predication (stream-K: and lie in the segment) */
 } loader;
 
-/* Points the loader and the per-tile part of the copy plan at tile ordinal l->t. */
-template <int BM, int BN, int BK>
+/* Points the loader and the per-tile part of the copy plan at tile ordinal l->t (stream-K:
+ * segment l->t, whose first K tile the loader then stands at). */
+template <int BM, int BN, int BK, int SCHED>
 static __device__ __forceinline__ void loader_tile(loader *l, copy_state *cs, const kargs *p,
-                                                   int crow, int tiles_m, int tiles_n) {
-    int tm, tn;
-    plan_raster(cta_tile(l->t), tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
+                                                   int crow, int tiles_m, int tiles_n,
+                                                   const plan_sk_cta *sks) {
+    int tm, tn, k0, k1;
+    const int ktiles = (p->K + BK - 1) / BK;
+    plan_raster(cta_segment<SCHED>(sks, l->t, ktiles, &k0, &k1), tiles_m, tiles_n, RASTER_GROUP,
+                &tm, &tn);
     l->m0 = tm * BM;
     l->n0 = tn * BN;
     cs->a_rows = p->M - l->m0 - crow;
@@ -271,18 +305,26 @@ static __device__ __forceinline__ void loader_tile(loader *l, copy_state *cs, co
     cs->a = p->A + lay_crd2idx2(lay_l2(p->M, p->K, (int)p->lda, 1), l->m0 + crow, cs->col);
     cs->b = p->B + lay_crd2idx2(lay_l2(p->N, p->K, (int)p->ldb, 1), l->n0 + crow, cs->col);
     l->kfull = p->rows32 && l->m0 + BM <= p->M && l->n0 + BN <= p->N ? p->K / BK : 0;
+    if (SCHED == 3) {
+        l->kt = k0;
+        if (l->kfull > k1) l->kfull = k1;
+    }
 }
 
-/* After the copies of one K tile: on to the next K tile, or the next tile's first. ONE: the
- * CTA has one tile at most (split-K), so there is no next one (which also tells the compiler
- * that A and B need not stay live for a next loader_tile). */
-template <int BM, int BN, int BK, int ONE = 0>
+/* After the copies of one K tile: on to the next K tile, or the next tile's (stream-K:
+ * segment's) first. SCHED 2 (split-K): the CTA has one tile at most, so there is no next one
+ * (which also tells the compiler that A and B need not stay live for a next loader_tile). */
+template <int BM, int BN, int BK, int SCHED>
 static __device__ __forceinline__ void loader_next(loader *l, copy_state *cs, const kargs *p,
-                                                   int crow, int ktiles, int tiles_m,
-                                                   int tiles_n) {
-    if (++l->kt == ktiles) {
+                                                   int crow, int ktiles, int tiles_m, int tiles_n,
+                                                   const plan_sk_cta *sks) {
+    int k0, k1 = ktiles; /* stream-K: the segment's end, read again from smem (a register
+                            more through the K loop would spill) */
+    if (SCHED == 3) cta_segment<SCHED>(sks, l->t, ktiles, &k0, &k1);
+    if (++l->kt == k1) {
         l->kt = 0;
-        if (++l->t < l->end && !ONE) loader_tile<BM, BN, BK>(l, cs, p, crow, tiles_m, tiles_n);
+        if (++l->t < l->end && SCHED != 2)
+            loader_tile<BM, BN, BK, SCHED>(l, cs, p, crow, tiles_m, tiles_n, sks);
         else l->kfull = 0;
     }
 }
@@ -598,6 +640,67 @@ static __device__ __forceinline__ void store_epi(float acc[MI][NI][4], const kar
 
 #include "splitk.cuh" /* splitk_narrow, store_partial, splitk_reduce */
 
+/* ---- stream-K (SCHED 3): partial sums between CTAs ----------------------------------------
+ * A piece of a tile (a segment that does not start at K tile 0) ends in sk_publish: every
+ * thread writes its accumulators into the CTA's workspace slot, thread-native (plan_sk_slot:
+ * 16-byte stores, each float4 q one coalesced row of the slot), and zeroes them for the next
+ * segment; fence, barrier, and one thread raises the slot's flag to this launch's epoch with a
+ * release store. The tile's owner (its segment holds K tile 0) calls sk_gather before its
+ * epilogue: for each contributing CTA every thread spins on the flag with acquire loads, then
+ * adds the slot's values to its own, which are the same (i, j, v) of the same tile.
+ * (common/ptx.h, the flags' section, for the memory model.) */
+/* The CTA's part of the stream-K schedule (plan_sk_cta), in static smem of the stream-K
+ * kernel alone. */
+static __device__ __forceinline__ plan_sk_cta *sk_cta_smem(void) {
+    __shared__ plan_sk_cta c;
+    return &c;
+}
+
+template <int NT, int MI, int NI>
+static __device__ __forceinline__ void sk_publish(float acc[MI][NI][4], const ksk &sk) {
+    const lay_layout slot = plan_sk_slot(NT, MI * NI);
+    /* int offsets (SK_MAX_CTAS slots of 8192 float4s): no 64-bit value to keep live */
+    float4 *dst = (float4 *)sk.ws +
+                  ((int)blockIdx.x * lay_cosize(slot) + lay_crd2idx2(slot, (int)threadIdx.x, 0));
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+            __stcg(dst + lay_crd2idx2(slot, 0, i * NI + j), /* the layout is linear */
+                   make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
+            acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
+        }
+    __threadfence(); /* this thread's slot writes before the flag, GPU-wide */
+    __syncthreads(); /* every thread has written and fenced */
+    if (threadIdx.x == 0) ptx_st_release_gpu(sk.flags + blockIdx.x, sk.epoch);
+}
+
+template <int NT, int MI, int NI>
+static __device__ __forceinline__ void sk_gather(float acc[MI][NI][4], const ksk &sk,
+                                                 const plan_sk_cta *sks) {
+    const lay_layout slot = plan_sk_slot(NT, MI * NI);
+#pragma unroll 1
+    for (int h = (int)blockIdx.x + 1; h <= sks->last; ++h) {
+        /* every thread acquires the flag itself (one broadcast load a warp): no thread waits
+         * on another's acquire, and no barrier is needed before the loads */
+        while (ptx_ld_acquire_gpu(sk.flags + h) != sk.epoch) {}
+        const float4 *src = (const float4 *)sk.ws +
+                            (h * lay_cosize(slot) + lay_crd2idx2(slot, (int)threadIdx.x, 0));
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j) {
+                /* two 8-byte loads (fewer registers in flight than one 16-byte load) */
+                const float2 *q = (const float2 *)(src + lay_crd2idx2(slot, 0, i * NI + j));
+                const float2 lo = __ldcg(q), hi = __ldcg(q + 1);
+                acc[i][j][0] += lo.x;
+                acc[i][j][1] += lo.y;
+                acc[i][j][2] += hi.x;
+                acc[i][j][3] += hi.y;
+            }
+    }
+}
+
 /* ---- the kernel ----------------------------------------------------------------------------
  * A CTA computes the (BM, BN) tiles of C numbered cta_tile(0), cta_tile(1), ... (round t's
  * tiles are t*gridDim.x .. t*gridDim.x + gridDim.x-1; tile numbers go through plan_raster).
@@ -610,9 +713,11 @@ static __device__ __forceinline__ void store_epi(float acc[MI][NI][4], const kar
  * staging blocks, which otherwise overlay the stages after the K loop.
  * SCHED, the schedule (disp_sched, dispatch.h): 0 one CTA per tile; 1 persistent CTAs;
  * 2 split-K: the grid is (tiles, splits), CTA (t, s) computes split s of tile t's K tiles
- * (splitk_narrow). When p.ws is set (split-K, and the generic path of the others), each CTA
- * stores its partial sum to slice blockIdx.y of the workspace (store_partial) and
- * splitk_reduce applies the epilogue.
+ * (splitk_narrow); 3 stream-K: persistent CTAs walk the segments of plan_sk (the full rounds'
+ * tiles whole, then a range of the last round's K iterations), a piece of a tile ends in
+ * sk_publish and its owner's segment in sk_gather, then the epilogue. When p.ws is set
+ * (split-K, and the generic path of the others), each CTA stores its partial sum to slice
+ * blockIdx.y of the workspace (store_partial) and splitk_reduce applies the epilogue.
  * EPI, the epilogue of the kernel's own store: 0 alpha*acc + beta*C in the input's type (the
  * plain kernels, gemm_dispatch); 1 the whole fused epilogue (bias, activation) in the input's
  * type, 2 the same in fp32 (gemm_dispatch_epi: the configurations that fuse, store_epi). The
@@ -620,7 +725,7 @@ static __device__ __forceinline__ void store_epi(float acc[MI][NI][4], const kar
  * argument itself (a reference: splitk_narrow narrows it in place), as one kernel would. */
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
           int SCHED, int EPI>
-static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi) {
+static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi, const ksk &sk) {
     enum {
         NT = 32 * WARPS_M * WARPS_N,
         WTM = BM / WARPS_M, WTN = BN / WARPS_N,
@@ -632,7 +737,8 @@ static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi) {
     static_assert((16 * BK) % 256 == 0 && (NT * 8) % 512 == 0, "offsets must keep the swizzle");
     static_assert(BM % (NT / (BK / 8)) == 0 && BN % (NT / (BK / 8)) == 0,
                   "plan_copy's copy tile must tile A and B");
-    static_assert(SCHED == 1 || NT / 32 * WTM * (WTN + 8) <= STAGES * (BM + BN) * BK,
+    enum { OWN_STAGING = SCHED == 1 || SCHED == 3 }; /* C staging smem of its own (persistent) */
+    static_assert(OWN_STAGING || NT / 32 * WTM * (WTN + 8) <= STAGES * (BM + BN) * BK,
                   "C staging must fit in the pipeline's smem");
     extern __shared__ __align__(128) uint16_t smem[];
     const uint32_t sA_u = ptx_smem_u32(smem);
@@ -644,11 +750,25 @@ static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi) {
     const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
     const int ntiles = tiles_m * tiles_n;
     const int ktiles = (p.K + BK - 1) / BK;
-    /* this CTA's tiles: cta_tile(t) for t = 0 .. mine-1 */
-    const int mine = (int)blockIdx.x >= ntiles ? 0
-                     : SCHED == 2           ? 1 /* grid (tiles, splits): one tile each */
-                                            : plan_persistent_count((int)blockIdx.x, (int)gridDim.x,
-                                                                    ntiles, RASTER_GROUP);
+    /* stream-K: this CTA's part of the schedule, worked out once (64-bit arithmetic) into
+     * smem, where its loops read it (in registers it would cost the K loop a spill) */
+    plan_sk_cta *sks = NULL;
+    if constexpr (SCHED == 3) { /* (if constexpr: only stream-K's kernel has the smem) */
+        sks = sk_cta_smem();
+        if (threadIdx.x == 0) {
+            const plan_sk s = plan_sk_make(ntiles, ktiles, (int)gridDim.x, RASTER_GROUP,
+                                           sk.min_iters);
+            *sks = plan_sk_cta_of(&s, (int)blockIdx.x);
+        }
+        __syncthreads();
+    }
+    /* this CTA's tiles: cta_tile(t) for t = 0 .. mine-1 (stream-K: its segments) */
+    const int mine = SCHED == 3                 ? plan_sk_segments(sks, ktiles)
+                     : (int)blockIdx.x >= ntiles ? 0
+                     : SCHED == 2               ? 1 /* grid (tiles, splits): one tile each */
+                                                : plan_persistent_count((int)blockIdx.x,
+                                                                        (int)gridDim.x, ntiles,
+                                                                        RASTER_GROUP);
 
     float acc[MI][NI][4];
 #pragma unroll
@@ -682,14 +802,14 @@ static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi) {
     cs.sa = sA_u + 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BM, BK), crow, cs.col);
     cs.sb = sB_u + 2 * (uint32_t)lay_swizzled_crd2idx2(plan_smem(BN, BK), crow, cs.col);
     loader ld = {0, 0, ktiles > 0 ? mine : 0, 0, 0, 0};
-    if (ld.end > 0) loader_tile<BM, BN, BK>(&ld, &cs, &p, crow, tiles_m, tiles_n);
+    if (ld.end > 0) loader_tile<BM, BN, BK, SCHED>(&ld, &cs, &p, crow, tiles_m, tiles_n, sks);
 
     /* prologue: the first STAGES-1 K tiles in flight, wait for the first, its fragments */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
         copies<BM, BN, BK, NT, STAGES, GENERIC>(&cs, &tc, &ld, &p, smem, 0, tc.na + tc.nb, st);
         ptx_cp_async_commit();
-        loader_next<BM, BN, BK, SCHED == 2>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
+        loader_next<BM, BN, BK, SCHED>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n, sks);
     }
     PTX_CP_ASYNC_WAIT(STAGES - 2);
     __syncthreads();
@@ -705,37 +825,54 @@ static __device__ __forceinline__ void gemm_body(kargs &p, const kepi &epi) {
          * no loader state but kt (few live registers: ptxas then spreads the ldmatrix loads
          * evenly between the MMAs). The last K tiles, the ones of an edge tile, and the loads
          * of the next tile's first K tiles take the predicated copies in the second loop. */
-        int kt = 0;
-        if (GENERIC != 1 && ld.kt == STAGES - 1) {
+        int k0, k1; /* this tile's K tiles (stream-K: this segment's, read from smem again
+                       after the loop instead of kept live through it) */
+        cta_segment<SCHED>(sks, t, ktiles, &k0, &k1);
+        int kt = k0;
+        /* stream-K: a segment's first fragments are loaded here, not under the previous
+         * segment's last MMAs, so that none are live through sk_publish / sk_gather (whose
+         * loads would otherwise push the kernel past 255 registers) */
+        if (SCHED == 3 && t > 0 && ktiles > 0) load_frags<MI, NI>(ra[0], rb[0], &fa, &tc, rd, 0);
+        if (GENERIC != 1 && ld.kt == k0 + STAGES - 1 && (SCHED != 3 || ld.t == t)) {
             for (; kt + STAGES - 1 < ld.kfull; ++kt)
                 k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, GENERIC, 1>(
                     acc, ra, rb, &cs, &fa, &tc, &rd, &wr, kt + STAGES - 1, 1, &p, &ld, smem);
-            if (kt > 0) { /* the loader's position after the loop */
+            cta_segment<SCHED>(sks, t, ktiles, &k0, &k1);
+            if (kt > k0) { /* the loader's position after the loop */
                 ld.kt = kt + STAGES - 2;
-                loader_next<BM, BN, BK, SCHED == 2>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
+                loader_next<BM, BN, BK, SCHED>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n,
+                                               sks);
             }
         }
-        for (; kt < ktiles; ++kt) {
-            const int more = kt + 1 < ktiles || t + 1 < mine; /* another K tile follows */
+        for (; kt < k1; ++kt) {
+            /* another K tile follows (whose fragments to load now) */
+            const int more = kt + 1 < k1 || (SCHED != 3 && t + 1 < mine);
             k_tile<BF16, BM, BN, BK, NT, STAGES, MI, NI, GENERIC, 0>(
                 acc, ra, rb, &cs, &fa, &tc, &rd, &wr, ld.kt, more, &p, &ld, smem);
-            loader_next<BM, BN, BK, SCHED == 2>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n);
+            loader_next<BM, BN, BK, SCHED>(&ld, &cs, &p, crow, ktiles, tiles_m, tiles_n, sks);
         }
+        /* (read again, not kept live through the K loop) */
+        const int id = cta_segment<SCHED>(sks, t, ktiles, &k0, &k1);
+        if (SCHED == 3 && k0 > 0) { /* a piece of a tile another CTA owns */
+            sk_publish<NT, MI, NI>(acc, sk);
+            continue;
+        }
+        if (SCHED == 3 && k1 < ktiles) sk_gather<NT, MI, NI>(acc, sk, sks); /* its owner */
 
         /* epilogue of tile t (zeroes acc for the next one) */
         int tm, tn;
-        plan_raster(cta_tile(t), tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
+        plan_raster(id, tiles_m, tiles_n, RASTER_GROUP, &tm, &tn);
         const int m0 = tm * BM, n0 = tn * BN;
         /* staged stores: a full tile, beta = 0, ldc % 8 == 0, C 16-byte aligned, halves out
          * (uniform over the CTA) */
         const int staged = EPI != 2 && p.c_vec && m0 + BM <= p.M && n0 + BN <= p.N;
-        if (staged && SCHED != 1) {
+        if (staged && !OWN_STAGING) {
             /* the staging blocks overlay the pipeline stages: no copy may still be in
              * flight and every warp must be done with its ldmatrix reads */
             ptx_cp_async_wait_all();
             __syncthreads();
         }
-        uint16_t *sC = smem + (SCHED == 1 ? STAGES * (plan_smem_stage(BM, BK) + plan_smem_stage(BN, BK)) : 0) +
+        uint16_t *sC = smem + (OWN_STAGING ? STAGES * (plan_smem_stage(BM, BK) + plan_smem_stage(BN, BK)) : 0) +
                        threadIdx.x / 32 * plan_cstage_size(WTM, WTN); /* this warp's */
         if (EPI != 0) { /* the fused epilogue */
             store_epi<BF16, EPI, MI, NI, WTM, WTN>(acc, &p, &epi, mma, sC, m0, n0, staged);
@@ -758,12 +895,20 @@ template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES
           int SCHED>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch(kargs p) {
     const kepi none = {NULL, 0, 0, ACT_NONE}; /* not read: EPI 0 */
-    gemm_body<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED, 0>(p, none);
+    const ksk no_sk = {NULL, NULL, 0, 1};      /* not read: SCHED != 3 */
+    gemm_body<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED, 0>(p, none, no_sk);
 }
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
           int SCHED, int EPI>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch_epi(kargs p, kepi e) {
-    gemm_body<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED, EPI>(p, e);
+    const ksk no_sk = {NULL, NULL, 0, 1};
+    gemm_body<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED, EPI>(p, e, no_sk);
+}
+/* Stream-K (SCHED 3), the plain epilogue. */
+template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 1) gemm_dispatch_sk(kargs p, ksk s) {
+    const kepi none = {NULL, 0, 0, ACT_NONE};
+    gemm_body<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, 3, 0>(p, none, s);
 }
 
 /* CTAs of `kernel` (threads, smem bytes each) that fit on the current device at once: asked
@@ -821,20 +966,23 @@ static cudaError_t prepare_launch(const void *kernel, const kargs *a, size_t sme
     return cudaSuccess;
 }
 
-/* CTAs of one instantiation an SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor, with
- * the dynamic smem raised first), or -1 on an error. */
+/* CTAs of a kernel an SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor, with the
+ * dynamic smem raised first), or -1 on an error. */
+static int occupancy_of(const void *kernel, int threads, size_t smem) {
+    int per_sm = -1;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) !=
+            cudaSuccess)
+        return -1;
+    return per_sm;
+}
 template <int BF16, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int GENERIC,
           int SCHED>
 static int occupancy_one(size_t smem) {
     void (*kernel)(kargs) =
         gemm_dispatch<BF16, BM, BN, BK, WARPS_M, WARPS_N, STAGES, GENERIC, SCHED>;
-    int per_sm = -1;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
-            cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * WARPS_M * WARPS_N,
-                                                      smem) != cudaSuccess)
-        return -1;
-    return per_sm;
+    return occupancy_of((const void *)kernel, 32 * WARPS_M * WARPS_N, smem);
 }
 
 /* The kernel arguments of problem p for a (BM, BN) tile; ws: the workspace for the partial
@@ -932,6 +1080,65 @@ static int occupancy_cfg(size_t smem) {
     return occupancy_one<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>(smem);
 }
 
+/* Stream-K's workspace (SCHED 3): __device__ arrays, so that no launch allocates. One (BM,BN)
+ * fp32 slot and one flag per CTA of the grid; SK_MAX_CTAS covers 256 CTAs (an H200 holds 132
+ * of 128x256x64_s3_streamk). Launches that use it must be ordered (one stream, as the harness
+ * runs them). Flags start at 0 and each launch waits for its own epoch (1, 2, ...). */
+#define SK_MAX_CTAS 256
+#define SK_SLOT_FLOATS (128 * 256)
+#define SK_MIN_ITERS 8 /* plan_sk_make: no range shorter than 8 K tiles */
+static __device__ __align__(256) float sk_ws[SK_MAX_CTAS * SK_SLOT_FLOATS];
+static __device__ unsigned sk_flags[SK_MAX_CTAS];
+
+/* One configuration with the stream-K schedule, plain epilogue, on the 16-byte path (the
+ * registry marks it fast_only; K % 8 != 0 takes copy_range's KTAIL kernel): the grid is
+ * plan_sk_ctas of the CTAs that fit on the GPU at once, every one of which must be resident
+ * together (an owner waits for CTAs of the same launch); its own C staging smem, as the
+ * persistent kernel's. split must be 1 and ws NULL (C is written directly). */
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+static cudaError_t launch_cfg_sk(const gemm_problem *p, size_t smem, int split, float *ws,
+                                 cudaStream_t s) {
+    static_assert(BM * BN <= SK_SLOT_FLOATS, "a slot holds one tile's partial sums");
+    static unsigned epoch = 0;
+    const kargs a = make_kargs(p, BM, BN, NULL);
+    if (!disp_fast_path(p) || split != 1 || ws || !disp_epi_plain(p)) return cudaErrorInvalidValue;
+    const int bf16 = p->dtype == GEMM_BF16, tail = p->k % 8 != 0;
+    void (*kernel)(kargs, ksk);
+    if (bf16)
+        kernel = tail ? gemm_dispatch_sk<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2>
+                      : gemm_dispatch_sk<1, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>;
+    else
+        kernel = tail ? gemm_dispatch_sk<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2>
+                      : gemm_dispatch_sk<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>;
+    const int threads = 32 * WARPS_M * WARPS_N;
+    long long cap;
+    ksk k;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem);
+    if (e != cudaSuccess || (e = resident_ctas((const void *)kernel, threads, smem, &cap)) !=
+                                cudaSuccess)
+        return e;
+    if (cap > SK_MAX_CTAS) cap = SK_MAX_CTAS;
+    const int tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN);
+    const int g = plan_sk_ctas(tiles, (p->k + BK - 1) / BK, (int)cap, SK_MIN_ITERS);
+    if ((e = cudaGetSymbolAddress((void **)&k.ws, sk_ws)) != cudaSuccess ||
+        (e = cudaGetSymbolAddress((void **)&k.flags, sk_flags)) != cudaSuccess)
+        return e;
+    if (++epoch == 0) { /* after 2^32 launches: clear the flags, start again */
+        if ((e = cudaMemsetAsync(k.flags, 0, sizeof sk_flags, s)) != cudaSuccess) return e;
+        epoch = 1;
+    }
+    k.epoch = epoch;
+    k.min_iters = SK_MIN_ITERS;
+    kernel<<<g, threads, smem, s>>>(a, k);
+    return cudaGetLastError();
+}
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+static int occupancy_sk(size_t smem) {
+    void (*kernel)(kargs, ksk) = gemm_dispatch_sk<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>;
+    return occupancy_of((const void *)kernel, 32 * WARPS_M * WARPS_N, smem);
+}
+
 /* ---- the registry's kernels ---------------------------------------------------------------
  * One row per configuration of disp_configs (dispatch.h), in its order (main() checks the
  * names): how to launch it on a problem with a K split (1: none) and a workspace (NULL: C),
@@ -959,8 +1166,18 @@ typedef struct cfg_kernel {
     static cudaError_t launch_epi_##name(const gemm_problem *p, cudaStream_t s) {               \
         return launch_cfg_epi<BM, BN, BK, WM, WN, ST, SCHED>(p, CFG_SMEM(name), s);             \
     }
+/* the stream-K configuration (SCHED 3: its kernel takes stream-K's arguments too) */
+#define TC_SK(name, BM, BN, BK, WM, WN, ST)                                                     \
+    static cudaError_t launch_##name(const gemm_problem *p, int split, float *ws,              \
+                                     cudaStream_t s) {                                          \
+        return launch_cfg_sk<BM, BN, BK, WM, WN, ST>(p, CFG_SMEM(name), split, ws, s);          \
+    }                                                                                           \
+    static int occupancy_##name(void) {                                                         \
+        return occupancy_sk<BM, BN, BK, WM, WN, ST>(CFG_SMEM(name));                            \
+    }
 TC_CFG(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1)
 TC_EPI(128x256x64_s3_persistent, 128, 256, 64, 2, 4, 3, 1)
+TC_SK(128x256x64_s3_streamk, 128, 256, 64, 2, 4, 3)
 TC_CFG(128x256x64_s3, 128, 256, 64, 2, 4, 3, 0)
 TC_CFG(128x128x64_s3, 128, 128, 64, 2, 2, 3, 0)
 TC_CFG(128x128x32_s4, 128, 128, 32, 2, 2, 4, 0)
@@ -971,6 +1188,7 @@ TC_CFG(16x128x64_s4_splitk, 16, 128, 64, 1, 4, 4, 2)
 TC_CFG(16x128x64_s4, 16, 128, 64, 1, 4, 4, 2) /* the same kernel, never split */
 #undef TC_CFG
 #undef TC_EPI
+#undef TC_SK
 
 /* lesson 04's fp32 SIMT kernel, two tile configurations (launch_simt_*, occupancy_simt_*) */
 #include "simt_fp32.cuh"
@@ -979,6 +1197,7 @@ TC_CFG(16x128x64_s4, 16, 128, 64, 1, 4, 4, 2) /* the same kernel, never split */
 #define ROW_EPI(name) {#name, launch_##name, launch_epi_##name, occupancy_##name}
 static const cfg_kernel cfg_kernels[] = {
     ROW_EPI(128x256x64_s3_persistent),
+    ROW(128x256x64_s3_streamk),
     ROW(128x256x64_s3),
     ROW(128x128x64_s3),
     ROW(128x128x32_s4),
@@ -1234,12 +1453,14 @@ CHECK_LAUNCH(7)
 CHECK_LAUNCH(8)
 CHECK_LAUNCH(9)
 CHECK_LAUNCH(10)
+CHECK_LAUNCH(11)
 #undef CHECK_LAUNCH
 static const char *(*const cfg_checks[])(const gemm_problem *) = {
-    check_0, check_1, check_2, check_3, check_4, check_5, check_6, check_7, check_8, check_9, check_10};
+    check_0, check_1, check_2, check_3, check_4,  check_5,
+    check_6, check_7, check_8, check_9, check_10, check_11};
 static cudaError_t (*const cfg_launches[])(const gemm_problem *, cudaStream_t) = {
     launch_0, launch_1, launch_2, launch_3, launch_4, launch_5, launch_6, launch_7, launch_8,
-    launch_9, launch_10};
+    launch_9, launch_10, launch_11};
 
 int main(int argc, char **argv) {
     static gemm_variant variants[1 + DISP_NCONFIGS];

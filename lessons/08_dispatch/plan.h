@@ -15,7 +15,9 @@
  *   plan_cstage*   the epilogue's C staging block of one warp and its copy-out
  *   plan_raster    the order in which CTAs take the tiles of C
  *   plan_split     the K tiles of one split of a split-K launch
- * What this lesson adds to lesson 07's plan: plan_raster, plan_split.
+ *   plan_sk_*      stream-K: the last, partial round's K tiles spread evenly over the CTAs
+ * What this lesson adds to lesson 07's plan: plan_raster, plan_persistent_*, plan_split,
+ * plan_sk_*.
  */
 #ifndef LESSON08_PLAN_H
 #define LESSON08_PLAN_H
@@ -155,5 +157,131 @@ LAY_HD static inline void plan_split(int ktiles, int splits, int s, int *kt0, in
     *kt0 = ktiles * s / splits;
     *kt1 = ktiles * (s + 1) / splits;
 }
+
+/* ---- stream-K over the last round (128x256x64_s3_streamk) ----------------------------------
+ * A persistent grid of g CTAs walks `ntiles` tiles of `ktiles` K tiles each. Whole tiles, the
+ * last round is partial when ntiles is not a multiple of g (4096^2 in 128x256 tiles: 512
+ * tiles, 3 rounds of 132 and 116 tiles for 132 SMs: 3.88 rounds of work take 4). Stream-K
+ * splits that round's K iterations instead:
+ *   tiles [0, dp)       data-parallel, dp = (ntiles / g) * g: the full rounds, CTA b's round t
+ *                       is tile plan_persistent_tile(b, t, g, shift), whole;
+ *   tiles [dp, ntiles)  stream-K: their (ntiles - dp) * ktiles K iterations, numbered tile by
+ *                       tile, cut into g contiguous ranges of (almost) equal length, range b =
+ *                       [plan_sk_begin(b), plan_sk_begin(b + 1)) for CTA b, after its rounds.
+ * A range cut inside a tile gives that tile several pieces (segments). The segment that holds
+ * the tile's K tile 0 is the last of its CTA's range: that CTA, the tile's OWNER, adds the
+ * others' partial sums and stores the tile. Every other piece is the FIRST segment of its
+ * CTA's range (later segments start on tile boundaries), so a CTA writes at most one partial
+ * sum (one workspace slot per CTA), and it writes it before it waits for anything: the owner
+ * waits only for pieces their CTAs compute first, so no cycle of waits exists (all CTAs of
+ * the grid must be resident at once). When the last round's iterations would give a range
+ * fewer than `min_iters` K tiles (a piece that short costs more in partial sums than it
+ * saves), and with K = 0, nothing is split: every tile is data-parallel, the partial round as
+ * plan_persistent_count walks it. tests/test_plans_08.c
+ * checks that every (tile, K tile) is computed exactly once, that each tile has one owner,
+ * that each contributor's piece is its CTA's first segment and the owner's its last. */
+typedef struct plan_sk {
+    int ntiles, ktiles; /* tiles of C, K tiles per tile */
+    int g, shift;       /* CTAs of the grid; the data-parallel rounds' plan_persistent_tile shift */
+    int dp;             /* tiles [0, dp) data-parallel, [dp, ntiles) stream-K */
+} plan_sk;
+
+/* The schedule of ntiles tiles of ktiles K tiles on g CTAs (ntiles, ktiles >= 0, g >= 1,
+ * min_iters >= 1). When it splits, every range holds at least min_iters >= 1 K tiles, so no
+ * range is empty; the last round's iterations then fit an int (else it does not split). */
+LAY_HD static inline plan_sk plan_sk_make(int ntiles, int ktiles, int g, int shift,
+                                          int min_iters) {
+    plan_sk s;
+    s.ntiles = ntiles;
+    s.ktiles = ktiles;
+    s.g = g;
+    s.shift = shift;
+    const int rest = ntiles % g; /* the last round's tiles */
+    const long long iters = (long long)rest * ktiles;
+    s.dp = ktiles > 0 && iters >= (long long)g * min_iters && iters < (1LL << 31) ? ntiles - rest
+                                                                                   : ntiles;
+    return s;
+}
+
+/* The grid of a stream-K launch: all `cap` CTAs that fit at once when there are at least as
+ * many tiles; with fewer, one per min_iters K iterations (every range that long), at least
+ * one per tile and at most cap.
+ *   e.g. 512 tiles of 64 K tiles, cap 132: 132; 32 tiles of 64: 132 (15.5 K tiles a range
+ *   for min_iters 8); 4 tiles of 4: 4 (no split) */
+LAY_HD static inline int plan_sk_ctas(int ntiles, int ktiles, int cap, int min_iters) {
+    if (ntiles >= cap) return cap;
+    const long long g = (long long)ntiles * ktiles / min_iters;
+    return g > cap ? cap : g > ntiles ? (int)g : ntiles > 0 ? ntiles : 1;
+}
+
+/* First K iteration (counted over the stream-K tiles' iterations) of CTA b's range, b = 0..g. */
+LAY_HD static inline long long plan_sk_begin(const plan_sk *s, int b) {
+    return (long long)(s->ntiles - s->dp) * s->ktiles * b / s->g;
+}
+
+/* For the owner b of stream-K tile id `tile` (its segment holds K tile 0 and ends before
+ * ktiles): the CTAs whose partial sums it adds are b+1 .. plan_sk_last_contributor, those whose
+ * ranges begin inside the tile. Returns b when there are none. */
+LAY_HD static inline int plan_sk_last_contributor(const plan_sk *s, int b, int tile) {
+    const long long end = (long long)(tile - s->dp + 1) * s->ktiles;
+    int last = b;
+    while (last + 1 < s->g && plan_sk_begin(s, last + 1) < end) ++last;
+    return last;
+}
+
+/* CTA b's part of the schedule, in ints: what its kernel works out once, at its start (its
+ * loops then need no 64-bit arithmetic and keep it in smem, not in registers). */
+typedef struct plan_sk_cta {
+    int whole;   /* its data-parallel tiles (rounds) */
+    int dp;      /* the first stream-K tile id */
+    int x, e;    /* its range [x, e) of stream-K iterations */
+    int i0;      /* the stream-K tile (0: tile dp) where the range begins: x / ktiles */
+    int last;    /* the last CTA whose partial sum it adds (b: none) */
+} plan_sk_cta;
+
+/* Segment i (0 <= i < plan_sk_segments) of a CTA: tile id *tile (the input of plan_raster), K
+ * tiles [*k0, *k1), never empty. Its first `whole` segments are its rounds' tiles
+ * plan_persistent_tile(b, i, g, shift), whole. */
+LAY_HD static inline void plan_sk_segment(const plan_sk_cta *c, int ktiles, int b, int g,
+                                          int shift, int i, int *tile, int *k0, int *k1) {
+    if (i < c->whole) {
+        *tile = plan_persistent_tile(b, i, g, shift);
+        *k0 = 0;
+        *k1 = ktiles;
+        return;
+    }
+    const int t = c->i0 + (i - c->whole), first = t * ktiles;
+    *tile = c->dp + t;
+    *k0 = c->x > first ? c->x - first : 0;
+    *k1 = c->e - first < ktiles ? c->e - first : ktiles;
+}
+
+/* CTA b's segments: its data-parallel tiles, then one per tile its range touches. */
+LAY_HD static inline int plan_sk_segments(const plan_sk_cta *c, int ktiles) {
+    return c->whole + (c->e > c->x ? (c->e - 1) / ktiles - c->i0 + 1 : 0);
+}
+
+LAY_HD static inline plan_sk_cta plan_sk_cta_of(const plan_sk *s, int b) {
+    plan_sk_cta c;
+    c.whole = plan_persistent_count(b, s->g, s->dp, s->shift);
+    c.dp = s->dp;
+    c.x = (int)plan_sk_begin(s, b);
+    c.e = (int)plan_sk_begin(s, b + 1);
+    c.i0 = s->ktiles > 0 ? c.x / s->ktiles : 0;
+    c.last = b;
+    const int n = plan_sk_segments(&c, s->ktiles);
+    if (n > c.whole) { /* its last segment: an owner with contributors when it ends early */
+        int tile, k0, k1;
+        plan_sk_segment(&c, s->ktiles, b, s->g, s->shift, n - 1, &tile, &k0, &k1);
+        if (k0 == 0 && k1 < s->ktiles) c.last = plan_sk_last_contributor(s, b, tile);
+    }
+    return c;
+}
+
+/* plan_sk_slot: where a thread's accumulators go in its CTA's workspace slot, in float4s:
+ * (nt, n4):(1, nt), thread t's float4 q at t + q*nt (n4 = float4s per thread: MI*NI), so each
+ * q is one coalesced row of nt float4s. The writer of a piece and the owner that adds it are
+ * the same thread of the same tile shape, so the slot needs no coordinates of C. */
+LAY_HD static inline lay_layout plan_sk_slot(int nt, int n4) { return lay_l2(nt, n4, 1, nt); }
 
 #endif /* LESSON08_PLAN_H */
