@@ -261,7 +261,8 @@ static __device__ __forceinline__ float ptx_tanh_approx(float x) {
  * sm_70 and later. The pattern, writer side: every thread stores its data, __threadfence(),
  * a barrier of the writing threads, then one thread ptx_st_release_gpu(flag, value); reader
  * side: one thread spins on ptx_ld_acquire_gpu(flag) until it sees the value, a barrier, then
- * every thread reads the data (with ld.global.cg: L2, not a stale L1 line). */
+ * every thread reads the data (with ld.global.cg: L2, not a stale L1 line); or every reading
+ * thread spins on the flag itself and needs no barrier (lesson 08's sk_gather). */
 static __device__ __forceinline__ void ptx_st_release_gpu(unsigned *flag, unsigned v) {
     asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(v) : "memory");
 }

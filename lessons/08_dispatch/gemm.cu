@@ -113,6 +113,8 @@ typedef struct ksk {
     unsigned epoch;  /* this launch's flag value (1, 2, ...: stale flags read as "not yet") */
     int min_iters;   /* plan_sk_make's: the fewest K iterations a range is worth */
 } ksk;
+#define SK_MAX_CTAS 256 /* the grid's most CTAs: slots and flags of the workspace (gemm.cu below) */
+#define SK_MIN_ITERS 8  /* plan_sk_make: no range shorter than 8 K tiles */
 
 #include "epilogue.cuh" /* the epilogue's arithmetic and the output conversions */
 
@@ -641,6 +643,8 @@ static __device__ __forceinline__ void store_epi(float acc[MI][NI][4], const kar
 #include "splitk.cuh" /* splitk_narrow, store_partial, splitk_reduce */
 
 /* ---- stream-K (SCHED 3): partial sums between CTAs ----------------------------------------
+ * The CTA's part of the schedule (plan_sk_cta) lives in static smem of the stream-K kernel
+ * alone (sk_cta_smem).
  * A piece of a tile (a segment that does not start at K tile 0) ends in sk_publish: every
  * thread writes its accumulators into the CTA's workspace slot, thread-native (plan_sk_slot:
  * 16-byte stores, each float4 q one coalesced row of the slot), and zeroes them for the next
@@ -649,8 +653,6 @@ static __device__ __forceinline__ void store_epi(float acc[MI][NI][4], const kar
  * epilogue: for each contributing CTA every thread spins on the flag with acquire loads, then
  * adds the slot's values to its own, which are the same (i, j, v) of the same tile.
  * (common/ptx.h, the flags' section, for the memory model.) */
-/* The CTA's part of the stream-K schedule (plan_sk_cta), in static smem of the stream-K
- * kernel alone. */
 static __device__ __forceinline__ plan_sk_cta *sk_cta_smem(void) {
     __shared__ plan_sk_cta c;
     return &c;
@@ -945,10 +947,11 @@ static cudaError_t resident_ctas(const void *kernel, int threads, size_t smem, l
 /* Sets the dynamic smem limit of `kernel`, an instantiation of gemm_dispatch or
  * gemm_dispatch_epi with these tile parameters and schedule, and its grid: one CTA per tile on
  * a 1-D grid (SCHED 0), the fewest CTAs that finish in the rounds of as many as fit on the GPU
- * at once (SCHED 1, persistent: plan_persistent_ctas), or a (tiles, split) grid (SCHED 2,
- * split-K). smem: the configuration's dynamic smem (disp_smem_bytes, dispatch.h). Returns
- * the first CUDA error; the caller launches. */
-template <int BM, int BN, int WARPS_M, int WARPS_N, int SCHED>
+ * at once (SCHED 1, persistent: plan_persistent_ctas), a (tiles, split) grid (SCHED 2,
+ * split-K), or stream-K's plan_sk_ctas of at most SK_MAX_CTAS that fit at once (SCHED 3,
+ * gemm_dispatch_sk). smem: the configuration's dynamic smem (disp_smem_bytes, dispatch.h).
+ * Returns the first CUDA error; the caller launches. */
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int SCHED>
 static cudaError_t prepare_launch(const void *kernel, const kargs *a, size_t smem, int split,
                                   dim3 *grid) {
     const int threads = 32 * WARPS_M * WARPS_N;
@@ -956,10 +959,13 @@ static cudaError_t prepare_launch(const void *kernel, const kargs *a, size_t sme
                                          (int)smem);
     if (e != cudaSuccess) return e;
     long long tiles = (long long)((a->M + BM - 1) / BM) * ((a->N + BN - 1) / BN);
-    if (SCHED == 1) {
+    if (SCHED == 1 || SCHED == 3) {
         long long cap;
         if ((e = resident_ctas(kernel, threads, smem, &cap)) != cudaSuccess) return e;
-        tiles = plan_persistent_ctas(tiles, cap); /* as few CTAs as keep the rounds */
+        if (SCHED == 1) tiles = plan_persistent_ctas(tiles, cap); /* fewest that keep the rounds */
+        else
+            tiles = plan_sk_ctas((int)tiles, (a->K + BK - 1) / BK,
+                                 cap < SK_MAX_CTAS ? (int)cap : SK_MAX_CTAS, SK_MIN_ITERS);
     }
     if (tiles == 0) tiles = 1; /* M or N is 0: one CTA that has no tile */
     *grid = dim3((unsigned)tiles, SCHED == 2 ? (unsigned)split : 1u);
@@ -1043,7 +1049,7 @@ static cudaError_t launch_cfg(const gemm_problem *p, size_t smem, int split, flo
         kernel = !fast  ? gemm_dispatch<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, G, SCHED>
                  : tail ? gemm_dispatch<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2, SCHED>
                         : gemm_dispatch<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED>;
-    cudaError_t e = prepare_launch<BM, BN, WARPS_M, WARPS_N, SCHED>((const void *)kernel, &a,
+    cudaError_t e = prepare_launch<BM, BN, BK, WARPS_M, WARPS_N, SCHED>((const void *)kernel, &a,
                                                                     smem, split, &grid);
     if (e != cudaSuccess) return e;
     kernel<<<grid, 32 * WARPS_M * WARPS_N, smem, s>>>(a);
@@ -1069,7 +1075,7 @@ static cudaError_t launch_cfg_epi(const gemm_problem *p, size_t smem, cudaStream
     else
         kernel = f32 ? gemm_dispatch_epi<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED, 2>
                      : gemm_dispatch_epi<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0, SCHED, 1>;
-    cudaError_t e = prepare_launch<BM, BN, WARPS_M, WARPS_N, SCHED>((const void *)kernel, &a,
+    cudaError_t e = prepare_launch<BM, BN, BK, WARPS_M, WARPS_N, SCHED>((const void *)kernel, &a,
                                                                     smem, 1, &grid);
     if (e != cudaSuccess) return e;
     kernel<<<grid, 32 * WARPS_M * WARPS_N, smem, s>>>(a, ep);
@@ -1084,11 +1090,27 @@ static int occupancy_cfg(size_t smem) {
  * fp32 slot and one flag per CTA of the grid; SK_MAX_CTAS covers 256 CTAs (an H200 holds 132
  * of 128x256x64_s3_streamk). Launches that use it must be ordered (one stream, as the harness
  * runs them). Flags start at 0 and each launch waits for its own epoch (1, 2, ...). */
-#define SK_MAX_CTAS 256
 #define SK_SLOT_FLOATS (128 * 256)
-#define SK_MIN_ITERS 8 /* plan_sk_make: no range shorter than 8 K tiles */
 static __device__ __align__(256) float sk_ws[SK_MAX_CTAS * SK_SLOT_FLOATS];
 static __device__ unsigned sk_flags[SK_MAX_CTAS];
+
+/* Stream-K's kernel arguments for one launch on stream s: the workspace and a new epoch. One
+ * epoch counter for the one workspace, whatever the configuration (a counter per
+ * configuration could repeat a value another left in the flags). */
+static cudaError_t sk_args(ksk *k, cudaStream_t s) {
+    static unsigned epoch = 0;
+    cudaError_t e;
+    if ((e = cudaGetSymbolAddress((void **)&k->ws, sk_ws)) != cudaSuccess ||
+        (e = cudaGetSymbolAddress((void **)&k->flags, sk_flags)) != cudaSuccess)
+        return e;
+    if (++epoch == 0) { /* after 2^32 launches: clear the flags, start again */
+        if ((e = cudaMemsetAsync(k->flags, 0, sizeof sk_flags, s)) != cudaSuccess) return e;
+        epoch = 1;
+    }
+    k->epoch = epoch;
+    k->min_iters = SK_MIN_ITERS;
+    return cudaSuccess;
+}
 
 /* One configuration with the stream-K schedule, plain epilogue, on the 16-byte path (the
  * registry marks it fast_only; K % 8 != 0 takes copy_range's KTAIL kernel): the grid is
@@ -1099,7 +1121,6 @@ template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
 static cudaError_t launch_cfg_sk(const gemm_problem *p, size_t smem, int split, float *ws,
                                  cudaStream_t s) {
     static_assert(BM * BN <= SK_SLOT_FLOATS, "a slot holds one tile's partial sums");
-    static unsigned epoch = 0;
     const kargs a = make_kargs(p, BM, BN, NULL);
     if (!disp_fast_path(p) || split != 1 || ws || !disp_epi_plain(p)) return cudaErrorInvalidValue;
     const int bf16 = p->dtype == GEMM_BF16, tail = p->k % 8 != 0;
@@ -1110,27 +1131,12 @@ static cudaError_t launch_cfg_sk(const gemm_problem *p, size_t smem, int split, 
     else
         kernel = tail ? gemm_dispatch_sk<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 2>
                       : gemm_dispatch_sk<0, BM, BN, BK, WARPS_M, WARPS_N, STAGES, 0>;
-    const int threads = 32 * WARPS_M * WARPS_N;
-    long long cap;
+    dim3 grid;
     ksk k;
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)smem);
-    if (e != cudaSuccess || (e = resident_ctas((const void *)kernel, threads, smem, &cap)) !=
-                                cudaSuccess)
-        return e;
-    if (cap > SK_MAX_CTAS) cap = SK_MAX_CTAS;
-    const int tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN);
-    const int g = plan_sk_ctas(tiles, (p->k + BK - 1) / BK, (int)cap, SK_MIN_ITERS);
-    if ((e = cudaGetSymbolAddress((void **)&k.ws, sk_ws)) != cudaSuccess ||
-        (e = cudaGetSymbolAddress((void **)&k.flags, sk_flags)) != cudaSuccess)
-        return e;
-    if (++epoch == 0) { /* after 2^32 launches: clear the flags, start again */
-        if ((e = cudaMemsetAsync(k.flags, 0, sizeof sk_flags, s)) != cudaSuccess) return e;
-        epoch = 1;
-    }
-    k.epoch = epoch;
-    k.min_iters = SK_MIN_ITERS;
-    kernel<<<g, threads, smem, s>>>(a, k);
+    cudaError_t e = prepare_launch<BM, BN, BK, WARPS_M, WARPS_N, 3>((const void *)kernel, &a,
+                                                                    smem, 1, &grid);
+    if (e != cudaSuccess || (e = sk_args(&k, s)) != cudaSuccess) return e;
+    kernel<<<grid, 32 * WARPS_M * WARPS_N, smem, s>>>(a, k);
     return cudaGetLastError();
 }
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>

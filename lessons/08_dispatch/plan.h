@@ -177,9 +177,9 @@ LAY_HD static inline void plan_split(int ktiles, int splits, int s, int *kt0, in
  * the grid must be resident at once). When the last round's iterations would give a range
  * fewer than `min_iters` K tiles (a piece that short costs more in partial sums than it
  * saves), and with K = 0, nothing is split: every tile is data-parallel, the partial round as
- * plan_persistent_count walks it. tests/test_plans_08.c
- * checks that every (tile, K tile) is computed exactly once, that each tile has one owner,
- * that each contributor's piece is its CTA's first segment and the owner's its last. */
+ * plan_persistent_count walks it. tests/test_plans_08.c checks that every (tile, K tile) is
+ * computed exactly once, that each tile has one owner, that each contributor's piece is its
+ * CTA's first segment and the owner's its last. */
 typedef struct plan_sk {
     int ntiles, ktiles; /* tiles of C, K tiles per tile */
     int g, shift;       /* CTAs of the grid; the data-parallel rounds' plan_persistent_tile shift */
