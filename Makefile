@@ -39,7 +39,7 @@ $(shell mkdir -p $(BUILD)/common && \
 .PHONY: all test test-cpu test-gpu bench plots clean deps help $(foreach l,$(LESSONS),lesson$(firstword $(subst _, ,$(l))))
 .DEFAULT_GOAL := all
 
-all: $(RUNS) $(BUILD)/tools/probe
+all: $(RUNS) $(BUILD)/tools/probe $(BUILD)/tools/lt_algos
 
 # The ceilings probe (FFMA, mma.sync, HBM, cuBLAS) used by the roofline and the READMEs.
 $(BUILD)/tools/probe: tools/probe.cu common/check.h $(BUILD)/commit.txt
@@ -50,6 +50,12 @@ $(BUILD)/tools/probe: tools/probe.cu common/check.h $(BUILD)/commit.txt
 HARNESS_OBJS := $(BUILD)/common/harness.o $(BUILD)/common/harness_kernels.o \
                 $(BUILD)/common/harness_commit.o $(BUILD)/common/harness_epilogue.o \
                 $(BUILD)/common/harness_epilogue_kernels.o
+
+# cuBLASLt's algorithm configurations for one problem, each timed (lesson 08, section Profiling).
+$(BUILD)/tools/lt_algos: tools/lt_algos.cu common/check.h common/harness_dev.h \
+                         common/harness_epilogue.h $(HARNESS_OBJS)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $< $(HARNESS_OBJS) -o $@ $(LDLIBS) -lm
 
 $(BUILD)/common/harness.o: common/harness.c common/harness.h common/harness_dev.h common/check.h common/harness_epilogue.h
 	@mkdir -p $(@D)
@@ -139,7 +145,7 @@ $(BUILD)/tests/test_harness: tests/test_harness.c $(HARNESS_OBJS) common/harness
 test: deps
 	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) test-cpu
 
-test-cpu: $(RUNS) $(TEST_BINS)
+test-cpu: $(RUNS) $(TEST_BINS) $(BUILD)/tools/lt_algos
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t --jobs 2; done
 	@BUILD=$(BUILD) bash tests/test_cli.sh
 	@BUILD=$(BUILD) bash tests/test_sass.sh $(LESSONS)

@@ -1,5 +1,6 @@
 /* harness_dev.h - device-side helpers of the harness (implemented in harness_kernels.cu,
- * compiled by nvcc, called from harness.c through extern "C"). Internal to the harness. */
+ * compiled by nvcc, called from harness.c through extern "C"). Internal to the harness and its
+ * tools (tools/lt_algos fills its operands with harness_dev_fill). */
 #ifndef GEMM_HARNESS_DEV_H
 #define GEMM_HARNESS_DEV_H
 

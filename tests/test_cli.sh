@@ -167,5 +167,18 @@ for want in "duration  *2190 us" "SM clock  *1.7 GHz" "dynamic smem / CTA  *216 
         fail=$((fail+1)); echo "FAIL profile --table: no line '$want' in: $prof"; fi
 done
 check "profile --table without a file" 2 "needs a readable CSV" bash scripts/profile.sh --table /nonexistent.csv
+# tools/lt_algos (cuBLASLt's configurations, timed): bad options exit 2, no device exits 3
+if [ -x "$BUILD/tools/lt_algos" ]; then
+    lt=$BUILD/tools/lt_algos
+    check "lt_algos unknown option" 2 "unknown option: --frobnicate" "$lt" --frobnicate
+    check "lt_algos bad size" 2 "bad value: --size 0x64x64" "$lt" --size 0x64x64
+    check "lt_algos size past 65536" 2 "bad value: --size 65537x8x8" "$lt" --size 65537x8x8
+    check "lt_algos bad dtype" 2 "bad value: --dtype fp32" "$lt" --dtype fp32
+    check "lt_algos iters" 2 "bad value: --iters 65" "$lt" --iters 65
+    check "lt_algos no value" 2 "needs a value: --top" "$lt" --top
+    if [ $has_gpu = 0 ]; then check "lt_algos no GPU" 3 "lt_algos: no CUDA device" "$lt"; fi
+else
+    fail=$((fail+1)); echo "FAIL $BUILD/tools/lt_algos was not built"
+fi
 echo "cli: $pass passed, $fail failed"
 [ $fail = 0 ]
