@@ -514,6 +514,11 @@ Test(stsm_epilogue, boxes_written_once_without_bank_conflicts) {
     const lay_swizzled box = p9_smem_tile_bytes(P9_WG_M);
     static unsigned char hit[P9_EPI_CHUNKS][P9_EPI_BOX_BYTES];
     memset(hit, 0, sizeof hit);
+    for (int w = 0; w < 4; ++w) { /* epilogue_stsm's mw: lane 0's fragment origin */
+        int m, n;
+        p9_acc_thr_mn(32 * w, &m, &n);
+        cr_assert(m == P9_EPI_WARP_ROWS * w && n == 0, "w=%d: origin (%d,%d)", w, m, n);
+    }
     for (int w = 0; w < 4; ++w)
         for (int j = 0; j < 16; ++j)
             for (int mat = 0; mat < 4; ++mat) {
@@ -525,6 +530,9 @@ Test(stsm_epilogue, boxes_written_once_without_bank_conflicts) {
                     n += 16 * j;
                     cr_assert(m >= 0 && m < 64 && n >= 0 && n < 256 && n % 8 == 0);
                     cr_assert_eq(n / 64, j / 4, "stmatrix %d leaves its chunk", j);
+                    /* warp w writes only rows P9_EPI_WARP_ROWS * w .. of the box: the rows its
+                     * own TMA store reads (stage_chunk: no warp waits for another) */
+                    cr_assert_eq(m / P9_EPI_WARP_ROWS, w, "w=%d writes row %d", w, m);
                     const lay_off o = lay_swizzled_crd2idx2(box, m, n % 64);
                     cr_assert(o % 16 == 0 && o >= 0 && o + 16 <= P9_EPI_BOX_BYTES);
                     for (int b = 0; b < 16; ++b) hit[j / 4][o + b]++;

@@ -32,7 +32,8 @@
  *                     the Tensor Cores no longer idle during the epilogue.
  *   ws_stmatrix_epi   ws_cluster2 with a shorter gap between two tiles' wgmma: the fragment
  *                     goes to smem by stmatrix, in four (64,64) chunks through two staging
- *                     boxes (the TMA store of one chunk overlaps the writes of the next), and
+ *                     boxes (the TMA store of one chunk overlaps the writes of the next),
+ *                     each warp storing the 16 rows it wrote (no barrier between warps), and
  *                     the first wgmma of a tile zeroes the accumulators (scale-d = 0)
  *                     (the default).
  *   ws_streamk        + stream-K: the K iterations of the last full wave and the remainder
@@ -391,15 +392,20 @@ static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float 
  * lane l addresses row (mr, nr + 16j) of the slab (p9_stsm_thr_mn), register i holds the
  * accumulators p9_stsm_acc_v(j, 2i), p9_stsm_acc_v(j, 2i+1) (columns n, n+1 of one row),
  * scaled and rounded. The box is 128-byte swizzled as TMA reads it (p9_smem_tile_bytes): the
- * 8 rows of each 8x8 matrix land in 8 different 16-byte bank groups. The thread that issues
- * the stores waits, before the barrier after each chunk's writes, until its earlier stores
- * have read their boxes (cp.async.bulk.wait_group.read 0), which frees the box of the next
- * chunk; at the start it waits for the last tile's. beta != 0 reads C from global memory at
- * each pair's (m, n) from the accumulator layout (add_beta_c; a.c_tma implies a.c_pairs). */
+ * 8 rows of each 8x8 matrix land in 8 different 16-byte bank groups. A warp writes only the
+ * 16 rows of a box that hold its accumulator rows, and stores them itself: its lane 0 issues a
+ * TMA store of a (16,64) box, so the four warps never wait for each other. Lane 0 waits,
+ * before the __syncwarp after each chunk's writes, until its earlier stores have read their
+ * rows (cp.async.bulk.wait_group.read 0), which frees them for the next chunk; at the start it
+ * waits for the last tile's. alpha == 1 with beta == 0 (the common call) skips the multiply.
+ * beta != 0 reads C from global memory at each pair's (m, n) from the accumulator layout
+ * (add_beta_c; a.c_tma implies a.c_pairs). */
 /* One chunk q of epilogue_stsm: the warp's 4 stmatrix j = 4q .. 4q+3 into the box at `buf`;
  * row[jj]: this thread's row address in the box for stmatrix 4q + jj (the same in every
- * chunk). BETA 0: C is not read (beta == 0: C may hold NaN), so the loop carries no test. */
-template <int BF16, int BETA>
+ * chunk). BETA 0: C is not read (beta == 0: C may hold NaN), so the loop carries no test.
+ * ALPHA1 1: alpha == 1 (and beta == 0), whose multiplies are left out (x * 1 == x exactly,
+ * NaN, Inf and -0 included): 128 FMUL fewer per thread and tile between two tiles' wgmma. */
+template <int BF16, int BETA, int ALPHA1 = 0>
 static __device__ __forceinline__ void stsm_chunk(const kargs &a, const float *acc, int q,
                                                   uint32_t buf, const uint32_t *row, int gm0,
                                                   int gn0) {
@@ -410,7 +416,8 @@ static __device__ __forceinline__ void stsm_chunk(const kargs &a, const float *a
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             const int v = p9_stsm_acc_v(j, 2 * i), w = p9_stsm_acc_v(j, 2 * i + 1);
-            float x = a.alpha * acc[v], y = a.alpha * acc[w];
+            float x = ALPHA1 ? acc[v] : a.alpha * acc[v];
+            float y = ALPHA1 ? acc[w] : a.alpha * acc[w];
             if (BETA) {
                 int mv, nv;
                 p9_acc_val_mn(v, &mv, &nv);
@@ -437,25 +444,29 @@ static __device__ __forceinline__ void stsm_rows(int t, uint32_t *row, int *mt, 
         row[jj] = (uint32_t)lay_swizzled_crd2idx2(box, mr, (nr + 16 * jj) % 64);
 }
 
-/* Chunk q of the slab at (m0, n0) into staging box buf, then its TMA store: every thread's
- * stmatrix writes, the generic-to-async proxy fence, [wait_read: thread 0 waits until the
- * stores before have read their boxes], the warpgroup meets, thread 0 stores and commits. */
-template <int BF16>
+/* Chunk q of the slab at (m0, n0) into staging box buf, then the warp's TMA store of its own
+ * rows: every thread's stmatrix writes, the generic-to-async proxy fence, [wait_read: lane 0
+ * waits until its stores before have read their boxes], the warp meets (__syncwarp), lane 0
+ * stores the (P9_EPI_WARP_ROWS,64) box of rows mw .. (the warp's rows of the slab) and commits.
+ * The warps of the warpgroup never wait for each other. */
+template <int BF16, int ALPHA1 = 0>
 static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *acc, int q,
                                                    uint32_t buf, const uint32_t *row, int m0,
-                                                   int n0, int mt, int nt, int c,
+                                                   int n0, int mt, int nt, int mw,
                                                    const CUtensorMap *tmC, int wait_read) {
-    const int t = threadIdx.x % 128;
-    if (a.beta == 0.0f)
+    const int lane = threadIdx.x % 32;
+    if (ALPHA1)
+        stsm_chunk<BF16, 0, 1>(a, acc, q, buf, row, m0 + mt, n0 + nt);
+    else if (a.beta == 0.0f)
         stsm_chunk<BF16, 0>(a, acc, q, buf, row, m0 + mt, n0 + nt);
     else
         stsm_chunk<BF16, 1>(a, acc, q, buf, row, m0 + mt, n0 + nt);
     ptx_fence_proxy_async_smem();
-    if (wait_read && t == 0) ptx_tma_store_wait_read0();
-    ptx_bar_sync(BAR_EPI + c, 128);
-    if (t == 0) {
-        const int col = n0 + 64 * q;
-        if (m0 < a.M && col < a.N) ptx_tma_store_2d(tmC, col, m0, buf);
+    if (wait_read && lane == 0) ptx_tma_store_wait_read0();
+    __syncwarp();
+    if (lane == 0) {
+        const int col = n0 + 64 * q, r0 = m0 + mw;
+        if (r0 < a.M && col < a.N) ptx_tma_store_2d(tmC, col, r0, buf + mw * P9_ROW_BYTES);
         ptx_tma_store_commit();
     }
 }
@@ -463,23 +474,24 @@ static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *
 /* Stores chunks Q0 .. Q0+NQ-1 (columns 64*Q0 ..) of the warpgroup's (64,256) tile at (m0, n0)
  * through BUFS staging boxes of 8 KiB at `stage`, by plan.h's protocol (p9_epi_buf,
  * p9_epi_waits_in_loop): the whole tile in steps 9 and 11, one half in step 12. */
-template <int BF16, int BUFS, int Q0 = 0, int NQ = P9_EPI_CHUNKS>
+template <int BF16, int BUFS, int Q0 = 0, int NQ = P9_EPI_CHUNKS, int ALPHA1 = 0>
 static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float *acc, int m0,
-                                                     int n0, uint32_t stage, int c,
+                                                     int n0, uint32_t stage,
                                                      const CUtensorMap *tmC) {
     const int t = threadIdx.x % 128;
-    int mt, nt;
+    int mt, nt, mw, nw;
     uint32_t row[4];
     stsm_rows(t, row, &mt, &nt);
-    if (t == 0) ptx_tma_store_wait_read0();
-    ptx_bar_sync(BAR_EPI + c, 128);
+    p9_acc_thr_mn(t - t % 32, &mw, &nw); /* the warp's first row of the slab (nw = 0) */
+    if (t % 32 == 0) ptx_tma_store_wait_read0();
+    __syncwarp();
 #pragma unroll
     for (int q = Q0; q < Q0 + NQ; ++q) {
         const uint32_t buf = stage + p9_epi_buf(q - Q0, BUFS) * P9_EPI_BOX_BYTES;
         /* chunk q-1's store has read its box, which chunk q+1 writes (step 9's two boxes);
          * with a box per chunk (step 11, step 12's halves) no box is written twice */
-        stage_chunk<BF16>(a, acc, q, buf, row, m0, n0, mt, nt, c, tmC,
-                          p9_epi_waits_in_loop(NQ, BUFS));
+        stage_chunk<BF16, ALPHA1>(a, acc, q, buf, row, m0, n0, mt, nt, mw, tmC,
+                                  p9_epi_waits_in_loop(NQ, BUFS));
     }
 }
 
@@ -489,8 +501,10 @@ template <int BF16, class CFG>
 static __device__ __forceinline__ void store_tile(const kargs &a, const float *acc, int m0,
                                                   int n0, const pipe<CFG> &p, int c,
                                                   const CUtensorMap *tmC) {
-    if (CFG::EPI_TMA == 2 && a.c_tma)
-        epilogue_stsm<BF16, CFG::EPI_BUFS>(a, acc, m0, n0, p.cstage(c), c, tmC);
+    if (CFG::EPI_TMA == 2 && a.c_tma && a.alpha == 1.0f && a.beta == 0.0f)
+        epilogue_stsm<BF16, CFG::EPI_BUFS, 0, P9_EPI_CHUNKS, 1>(a, acc, m0, n0, p.cstage(c), tmC);
+    else if (CFG::EPI_TMA == 2 && a.c_tma)
+        epilogue_stsm<BF16, CFG::EPI_BUFS>(a, acc, m0, n0, p.cstage(c), tmC);
     else if (CFG::EPI_TMA && a.c_tma)
         epilogue_tma<BF16>(a, acc, m0, n0, p.cstage(c), c, tmC);
     else
@@ -568,7 +582,7 @@ static __device__ __forceinline__ void store_half(const kargs &a, const float *a
                                                   int n0, const pipe<CFG> &p, int c,
                                                   const CUtensorMap *tmC) {
     const int nq = P9_EPI_CHUNKS / 2;
-    if (m0 >= 0) epilogue_stsm<BF16, P9_EPI_BUFS, nq * H, nq>(a, acc, m0, n0, p.cstage(c), c, tmC);
+    if (m0 >= 0) epilogue_stsm<BF16, P9_EPI_BUFS, nq * H, nq>(a, acc, m0, n0, p.cstage(c), tmC);
 }
 
 /* K-iteration `it` (not a tile's first) in two halves: wait for its stage, issue half 0's and
@@ -761,7 +775,8 @@ static __device__ __forceinline__ void consumer_pingpong(const pipe<CFG> &p, con
 /* ---- the kernel ----------------------------------------------------------------------------
  * One CTA (with the others of its cluster) computes its tiles of C; the configuration CFG is
  * described above. Tensor maps: tmA over A (K, M) with box (64, BLK_M); tmB over B (K, N) with
- * box (64, 256/CLUSTER); tmC over C (N, M) with box (64, 64); all 16-bit, 128-byte swizzle,
+ * box (64, 256/CLUSTER); tmC over C (N, M) with box (64, 64), or (64, 16) for the stmatrix
+ * epilogue's per-warp stores (EPI_TMA 2); all 16-bit, 128-byte swizzle,
  * loads read zeros out of bounds, stores are clipped.
  * Registers (WS): __launch_bounds__(384, 1) caps every thread at 168 at entry; the producer
  * warpgroup drops to 40 (setmaxnreg.dec), the two consumers rise to 232 (setmaxnreg.inc):
@@ -824,7 +839,7 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
             consumer_overlap<BF16>(p, a, c, rank, first, step, nwork, &tmC);
         else
             consumer_cooperative<BF16>(p, a, c, rank, first, step, nwork, &tmA, &tmB, &tmC);
-        if (CFG::EPI_TMA && a.c_tma && threadIdx.x % 128 == 0) ptx_tma_store_wait0();
+        if (CFG::EPI_TMA && a.c_tma && threadIdx.x % 32 == 0) ptx_tma_store_wait0();
     }
     /* no CTA leaves while another of its cluster may still arrive on its barriers */
     if (CFG::CLUSTER > 1) ptx_cluster_sync();
@@ -958,7 +973,8 @@ template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaSt
     memset(&tmC, 0, sizeof tmC);
     if (make_map(&tmA, p->A, p->m, p->k, p->lda, bf16, CFG::BLK_M) ||
         make_map(&tmB, p->B, p->n, p->k, p->ldb, bf16, CFG::B_ROWS_PER_CTA) ||
-        (a.c_tma && make_map(&tmC, p->C, p->m, p->n, p->ldc, bf16, P9_WG_M)))
+        (a.c_tma && make_map(&tmC, p->C, p->m, p->n, p->ldc, bf16,
+                              CFG::EPI_TMA == 2 ? P9_EPI_WARP_ROWS : P9_WG_M)))
         return cudaErrorInvalidValue;
     void (*kernel)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const kargs) =
         bf16 ? gemm_wgmma<1, CFG> : gemm_wgmma<0, CFG>;

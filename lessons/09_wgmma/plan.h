@@ -177,12 +177,14 @@ LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
 /* The slab leaves in P9_EPI_CHUNKS chunks of (64,64) (columns 64q .. 64q+63: stmatrix j =
  * 4q .. 4q+3), one TMA store each, through `bufs` staging boxes used in turn: chunk q is
  * written into box p9_epi_buf(q, bufs). Step 9 has P9_EPI_BUFS (2) boxes: chunk q is written
- * while the store of chunk q-1 still reads the other one. The protocol, for the thread that
- * issues the stores (the others only write and meet at the warpgroup's barrier):
- *   wait_read 0; barrier;                         all boxes free (the last tile's stores read)
+ * while the store of chunk q-1 still reads the other one. Each warp writes and stores only
+ * its own P9_EPI_WARP_ROWS rows of a box (the accumulator rows it holds), so the protocol is
+ * a warp's, for its lane 0, which issues the warp's stores (the other lanes only write and
+ * meet at __syncwarp); the warps of a warpgroup never wait for each other:
+ *   wait_read 0; syncwarp;                        all boxes free (the last tile's stores read)
  *   for q: all write chunk q into box q % bufs; fence.proxy.async;
  *          [bufs < P9_EPI_CHUNKS: wait_read 0 (the store of chunk q-1 has read its box)];
- *          barrier; store chunk q, commit
+ *          syncwarp; store the warp's rows of chunk q, commit
  * so a box is written only after the store that last read it has finished reading. Step 11
  * stages the whole slab (bufs = P9_EPI_CHUNKS): every chunk has its own box and the loop
  * waits for no store. Step 12 stores each half of the slab on its own, chunks 2h and 2h+1
@@ -191,6 +193,7 @@ LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
 #define P9_EPI_CHUNKS 4
 #define P9_EPI_BUFS 2
 #define P9_EPI_BOX_BYTES (P9_WG_M * P9_ROW_BYTES) /* one (64,64) 16-bit box: 8 KiB */
+#define P9_EPI_WARP_ROWS (P9_WG_M / 4) /* rows of a box one warp writes and stores: 2 KiB */
 LAY_HD static inline int p9_epi_buf(int q, int bufs) { return q % bufs; }
 /* Whether the protocol, storing `chunks` chunks in one pass, waits for the previous chunk's
  * store inside the loop: only when boxes are reused within the pass (fewer boxes than chunks). */
