@@ -16,7 +16,8 @@
  *   - the stmatrix epilogue: the stmatrix layouts of layout_tv.h are the PTX ISA's, every
  *     register half a warp stores lands where the wgmma fragment has the accumulator the
  *     kernel puts there, each box of the slab is written exactly once, without bank conflicts,
- *     and the two staging boxes are never written while a TMA store may still read them;
+ *     each warp writes only the 16 rows its own TMA store reads, and the two staging boxes
+ *     are never written while a TMA store may still read them;
  *   - ping-pong: over all persistent CTAs (clusters) and both consumers, every tile is
  *     computed exactly once and a CTA's items alternate between the consumers; the turn
  *     protocol, played through with the semantics of named barriers (bar.sync / bar.arrive on
@@ -547,23 +548,24 @@ Test(stsm_epilogue, boxes_written_once_without_bank_conflicts) {
             cr_assert_eq(hit[q][b], 1, "chunk %d byte %d written %d times", q, b, hit[q][b]);
 }
 
-/* The staging protocol of epilogue_stsm (gemm.cu), played through over several passes of
- * `chunks` chunks each (a tile in steps 9 and 11, a half tile in step 12) with the latest
- * completion a TMA store may have: its read of a box ends only when the issuing thread waits
- * (wait_group.read 0). Returns -1 if a box is written while a store may read it; counts the
+/* The staging protocol of epilogue_stsm (gemm.cu) for one warp (its lane 0 issues the stores
+ * and waits; a box here is the warp's 16 rows of it, which no other warp touches), played
+ * through over several passes of `chunks` chunks each (a tile in steps 9 and 11, a half tile
+ * in step 12) with the latest completion a TMA store may have: its read of a box ends only
+ * when the issuing thread waits (wait_group.read 0). Returns -1 if a box is written while a store may read it; counts the
  * chunks written while the previous chunk's store was still reading (the overlap). */
 static int epi_play(int passes, int chunks, int bufs, int wait_in_loop, int *overlap) {
     int reading[P9_EPI_CHUNKS + 1] = {0}; /* per box: a store issued and not waited for */
     *overlap = 0;
     for (int pass = 0; pass < passes; ++pass) {
-        for (int b = 0; b < bufs; ++b) reading[b] = 0; /* wait_read 0; barrier */
+        for (int b = 0; b < bufs; ++b) reading[b] = 0; /* lane 0: wait_read 0; __syncwarp */
         for (int q = 0; q < chunks; ++q) {
             const int b = p9_epi_buf(q, bufs);
             if (reading[b]) return -1; /* written while a store may read it */
             for (int o = 0; o < bufs; ++o) *overlap += o != b && reading[o];
             if (wait_in_loop)
-                for (int o = 0; o < bufs; ++o) reading[o] = 0; /* wait_read 0; barrier */
-            reading[b] = 1;                                    /* store chunk q, commit */
+                for (int o = 0; o < bufs; ++o) reading[o] = 0; /* wait_read 0; __syncwarp */
+            reading[b] = 1; /* lane 0 stores the warp's rows of chunk q, commits */
         }
     }
     return 0;

@@ -98,7 +98,9 @@ typedef struct kargs {
 
 /* Named barriers (bar.sync / bar.arrive ids; id 0 is __syncthreads). */
 enum {
-    BAR_EPI = 1, /* + c: consumer c's 128 threads around its C staging tile */
+    BAR_EPI = 1, /* + c: consumer c's 128 threads around its C staging tile in epilogue_tma
+                  * (steps 6-8) and around the stream-K flags (sk_raise, sk_add); the stmatrix
+                  * epilogue (steps 9-12) meets per warp (__syncwarp) */
     BAR_TURN = 3 /* + c: ping-pong, consumer c's turn to run its main loop (256 threads: c syncs,
                   * the other consumer arrives) */
 };
@@ -112,8 +114,10 @@ enum {
  * PERSIST    1: CTAs (clusters) walk tiles blockIdx.x, +gridDim.x, ... (needs WS)
  * EPI_TMA    1: C leaves through smem and TMA stores when a.c_tma (else, and with 0, it is
  *               stored from the registers);
- *            2: the same through stmatrix and two staging boxes per consumer, and the
- *               accumulators are zeroed by the tile's first wgmma, not by register moves
+ *            2: the same through stmatrix and two staging boxes per consumer, each warp
+ *               TMA-storing its own 16 rows (tmC's box is then (64, P9_EPI_WARP_ROWS), see
+ *               launch_cfg), and the accumulators are zeroed by the tile's first wgmma, not
+ *               by register moves
  * CLUSTER    CTAs per thread-block cluster along M (1 or 2): the CTAs of a cluster compute
  *            vertically adjacent tiles that need the same B tile; each loads 256/CLUSTER of
  *            its rows and multicasts them into the smem of every CTA of the cluster.
@@ -129,7 +133,8 @@ enum {
  *
  * Shared memory of one CTA: STAGES x [ A tile (BLK_M,64) | B tile (256,64) ], each a 128-byte-
  * swizzled K-major tile on a 1024-byte boundary, then (EPI_TMA) one C staging tile per
- * consumer warpgroup ((64,128) 16-bit elements as two 128-byte-swizzled (64,64) boxes), then
+ * consumer warpgroup ((64,128) 16-bit elements as two 128-byte-swizzled (64,64) boxes; four
+ * boxes in step 11), then
  * STAGES "full" and STAGES "empty" mbarriers (8 bytes each):
  *   full[s]:  count 1 (this CTA's producer: arrive.expect_tx of the whole stage) + the stage's
  *             bytes, from this CTA's TMA loads and (CLUSTER 2) the other CTA's multicast
@@ -151,8 +156,8 @@ struct cfg {
     static const int STAGE_BYTES = A_BYTES + B_BYTES;
     static const int EPI_BUFS = EPI_BUFS_;                    /* staging boxes (EPI_TMA 2) */
     static const int OVERLAP = OVERLAP_;                      /* step 12: halves overlapped */
-    /* one C staging tile per consumer: 16 KiB (steps 6-10: two (64,128) halves or two boxes),
-     * or 32 KiB for step 11's four boxes */
+    /* one C staging tile per consumer: 16 KiB (steps 6-10 and 12: two (64,128) halves or two
+     * boxes), or 32 KiB for step 11's four boxes */
     static const int C_BYTES = EPI_TMA == 2 ? EPI_BUFS * P9_EPI_BOX_BYTES : P9_WG_M * 128 * 2;
     static const int SMEM = 1024 /* alignment slack */ + STAGES * STAGE_BYTES +
                             (EPI_TMA ? CONSUMERS * C_BYTES : 0) + 16 * STAGES;
@@ -386,18 +391,24 @@ static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float 
 
 /* ---- epilogue through stmatrix, two staging boxes and TMA stores (step 9) -----------------
  * The warpgroup's (64,256) slab leaves in four (64,64) chunks, chunk q through staging box
- * q % 2 (plan.h, p9_epi_*), so that the TMA store of chunk q-1 reads one box while the
- * warpgroup writes chunk q into the other: no wait for a store in the middle of the epilogue.
+ * q % 2 (plan.h, p9_epi_*), so that each warp's store of chunk q-1 reads its rows of one box
+ * while the warp writes its rows of chunk q into the other: no wait for a store in the middle
+ * of the epilogue.
  * Each warp writes a chunk with 4 stmatrix.x4 (16 rows x 16 columns each, j = 4q .. 4q+3):
  * lane l addresses row (mr, nr + 16j) of the slab (p9_stsm_thr_mn), register i holds the
  * accumulators p9_stsm_acc_v(j, 2i), p9_stsm_acc_v(j, 2i+1) (columns n, n+1 of one row),
  * scaled and rounded. The box is 128-byte swizzled as TMA reads it (p9_smem_tile_bytes): the
  * 8 rows of each 8x8 matrix land in 8 different 16-byte bank groups. A warp writes only the
  * 16 rows of a box that hold its accumulator rows, and stores them itself: its lane 0 issues a
- * TMA store of a (16,64) box, so the four warps never wait for each other. Lane 0 waits,
- * before the __syncwarp after each chunk's writes, until its earlier stores have read their
- * rows (cp.async.bulk.wait_group.read 0), which frees them for the next chunk; at the start it
- * waits for the last tile's. alpha == 1 with beta == 0 (the common call) skips the multiply.
+ * TMA store of those 16 rows x 64 columns (tmC's box is (64, 16) in the map's (column, row)
+ * order). No warp's store reads rows another warp wrote, so the four warps do not wait for
+ * each other in the epilogue. The store's source, 2 KiB x w into the box, is a multiple of the
+ * 1024-byte swizzle period, so TMA reads it with the box's own swizzle. Lane 0 waits, before
+ * the __syncwarp after each chunk's writes, until its earlier stores have read their rows
+ * (cp.async.bulk.wait_group.read 0), which frees them for the next chunk; at the start it
+ * waits for the stores of its previous pass (the last tile's; in step 12, the other half's).
+ * alpha == 1 with beta == 0 (the common call) skips the multiply where store_tile picks the
+ * epilogue (steps 9-11); step 12's overlapped halves (store_half) still multiply.
  * beta != 0 reads C from global memory at each pair's (m, n) from the accumulator layout
  * (add_beta_c; a.c_tma implies a.c_pairs). */
 /* One chunk q of epilogue_stsm: the warp's 4 stmatrix j = 4q .. 4q+3 into the box at `buf`;
@@ -446,9 +457,10 @@ static __device__ __forceinline__ void stsm_rows(int t, uint32_t *row, int *mt, 
 
 /* Chunk q of the slab at (m0, n0) into staging box buf, then the warp's TMA store of its own
  * rows: every thread's stmatrix writes, the generic-to-async proxy fence, [wait_read: lane 0
- * waits until its stores before have read their boxes], the warp meets (__syncwarp), lane 0
- * stores the (P9_EPI_WARP_ROWS,64) box of rows mw .. (the warp's rows of the slab) and commits.
- * The warps of the warpgroup never wait for each other. */
+ * waits until its stores before have read their rows], the warp meets (__syncwarp), lane 0
+ * stores rows mw .. mw + P9_EPI_WARP_ROWS - 1 of the chunk (the warp's rows of the slab) and
+ * commits. A warp whose first row m0 + mw is at or below M stores nothing (its commit closes
+ * an empty group); TMA clips a store that crosses M or N. */
 template <int BF16, int ALPHA1 = 0>
 static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *acc, int q,
                                                    uint32_t buf, const uint32_t *row, int m0,
@@ -473,7 +485,8 @@ static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *
 
 /* Stores chunks Q0 .. Q0+NQ-1 (columns 64*Q0 ..) of the warpgroup's (64,256) tile at (m0, n0)
  * through BUFS staging boxes of 8 KiB at `stage`, by plan.h's protocol (p9_epi_buf,
- * p9_epi_waits_in_loop): the whole tile in steps 9 and 11, one half in step 12. */
+ * p9_epi_waits_in_loop): the whole tile in steps 9 and 11, one half in step 12. ALPHA1 1:
+ * alpha == 1 and beta == 0 (the caller checks), no multiply. */
 template <int BF16, int BUFS, int Q0 = 0, int NQ = P9_EPI_CHUNKS, int ALPHA1 = 0>
 static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float *acc, int m0,
                                                      int n0, uint32_t stage,
@@ -488,15 +501,17 @@ static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float
 #pragma unroll
     for (int q = Q0; q < Q0 + NQ; ++q) {
         const uint32_t buf = stage + p9_epi_buf(q - Q0, BUFS) * P9_EPI_BOX_BYTES;
-        /* chunk q-1's store has read its box, which chunk q+1 writes (step 9's two boxes);
-         * with a box per chunk (step 11, step 12's halves) no box is written twice */
+        /* this warp's store of chunk q-1 has read its rows of the box that chunk q+1 writes
+         * (step 9's two boxes); with a box per chunk (step 11, step 12's halves) no box is
+         * written twice */
         stage_chunk<BF16, ALPHA1>(a, acc, q, buf, row, m0, n0, mt, nt, mw, tmC,
                                   p9_epi_waits_in_loop(NQ, BUFS));
     }
 }
 
 /* Stores the warpgroup's (64,256) tile of C at (m0, n0): through its staging tile and TMA
- * stores when the configuration and C allow (a.c_tma), else from the registers. */
+ * stores when the configuration and C allow (a.c_tma), else from the registers; the stmatrix
+ * epilogue without the multiply when alpha == 1 and beta == 0. */
 template <int BF16, class CFG>
 static __device__ __forceinline__ void store_tile(const kargs &a, const float *acc, int m0,
                                                   int n0, const pipe<CFG> &p, int c,
@@ -839,6 +854,8 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
             consumer_overlap<BF16>(p, a, c, rank, first, step, nwork, &tmC);
         else
             consumer_cooperative<BF16>(p, a, c, rank, first, step, nwork, &tmA, &tmB, &tmC);
+        /* bulk groups are per thread: lane 0 of every consumer warp issued its own stores in
+         * steps 9-12; in steps 6-8 only thread 0 of a warpgroup has any (the rest return) */
         if (CFG::EPI_TMA && a.c_tma && threadIdx.x % 32 == 0) ptx_tma_store_wait0();
     }
     /* no CTA leaves while another of its cluster may still arrive on its barriers */

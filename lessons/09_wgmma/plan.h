@@ -12,7 +12,8 @@
  *   ping-pong     a CTA's work items alternate between its two consumer warpgroups, whose
  *                 main loops take turns (p9_pp_*)
  *   stmatrix      the epilogue of step 9: which accumulators each stmatrix register holds,
- *                 the row each lane addresses, the two staging boxes (p9_stsm_*, p9_epi_*)
+ *                 the row each lane addresses, the two staging boxes and the rows each warp
+ *                 stores (p9_stsm_*, p9_epi_*, P9_EPI_WARP_ROWS)
  *   stream-K      step 10: which K tiles of which work items each cluster computes, who
  *                 adds the partial sums (p9_sk_*, p9_walk_*)
  */
@@ -175,17 +176,19 @@ LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
 }
 
 /* The slab leaves in P9_EPI_CHUNKS chunks of (64,64) (columns 64q .. 64q+63: stmatrix j =
- * 4q .. 4q+3), one TMA store each, through `bufs` staging boxes used in turn: chunk q is
- * written into box p9_epi_buf(q, bufs). Step 9 has P9_EPI_BUFS (2) boxes: chunk q is written
- * while the store of chunk q-1 still reads the other one. Each warp writes and stores only
- * its own P9_EPI_WARP_ROWS rows of a box (the accumulator rows it holds), so the protocol is
- * a warp's, for its lane 0, which issues the warp's stores (the other lanes only write and
- * meet at __syncwarp); the warps of a warpgroup never wait for each other:
- *   wait_read 0; syncwarp;                        all boxes free (the last tile's stores read)
- *   for q: all write chunk q into box q % bufs; fence.proxy.async;
- *          [bufs < P9_EPI_CHUNKS: wait_read 0 (the store of chunk q-1 has read its box)];
- *          syncwarp; store the warp's rows of chunk q, commit
- * so a box is written only after the store that last read it has finished reading. Step 11
+ * 4q .. 4q+3), one TMA store per warp each (four per chunk, 16 rows x 64 columns each),
+ * through `bufs` staging boxes used in turn: chunk q is written into box p9_epi_buf(q, bufs).
+ * Step 9 has P9_EPI_BUFS (2) boxes: chunk q is written while the stores of chunk q-1 still
+ * read the other one. Each warp writes and stores only its own P9_EPI_WARP_ROWS rows of a box
+ * (the accumulator rows it holds), so the protocol is a warp's, for its lane 0, which issues
+ * the warp's stores (the other lanes only write and meet at __syncwarp); no warp's store
+ * reads rows another warp wrote, so the warps do not wait for each other in the epilogue:
+ *   wait_read 0; syncwarp;        the warp's rows of every box free (its last pass's stores read)
+ *   for q: the warp's lanes write its rows of chunk q into box q % bufs; fence.proxy.async;
+ *          [bufs < P9_EPI_CHUNKS: wait_read 0 (its store of chunk q-1 has read its rows)];
+ *          syncwarp; lane 0 stores the warp's rows of chunk q, commits
+ * so a warp writes its rows of a box only after its own store that last read them has
+ * finished reading. Step 11
  * stages the whole slab (bufs = P9_EPI_CHUNKS): every chunk has its own box and the loop
  * waits for no store. Step 12 stores each half of the slab on its own, chunks 2h and 2h+1
  * into boxes 0 and 1 (chunk q into box p9_epi_buf(q - 2h, bufs)), one wait_read before the
