@@ -30,7 +30,9 @@
 # What is built, for lesson L = NN_name and a source S of the learner's files (tag):
 #   $(BUILD)/grade/L/<tag>/cpu   tests/test_exercise_NN.c + the .c files of S (Criterion)
 #   $(BUILD)/grade/L/<tag>/run   $(BUILD)/L/gemm.o (the lesson, unchanged) + S/kernel.cu +
-#                                tests/grade/grade_wrap.c, linked with --wrap=harness_main
+#                                tests/grade/grade_wrap.c, linked with --wrap=harness_main;
+#                                compiled for the lesson's own targets when its lesson.mk
+#                                sets them (NVCCFLAGS_L, GENCODE_L: lesson 09, sm_90a only)
 # tags: exercise (S = lessons/L/exercise), solution (solutions/L), wrong (the solution with
 # wrong.patch applied, in $(BUILD)/grade/L/wrong/src), sub_<name> (S = $(SUB); a folder
 # already named sub_<name> keeps its name). Every compile's messages are kept in
@@ -94,12 +96,12 @@ $(BUILD)/grade/$(1)/$(2)/cpu: tests/test_exercise_$(call EX_NN,$(1)).c $(4) $(wi
 
 $(BUILD)/grade/$(1)/$(2)/kernel.o: $(4) $(if $(filter kernel.cu,$(call EX_FILES,$(1))),,lessons/$(1)/exercise/kernel.cu) $(wildcard lessons/$(1)/exercise/*.h lessons/$(1)/*.h lessons/$(1)/*.cuh lessons/$(1)/gemm.cu) $(wildcard common/*.h) tests/grade/exercise.h
 	@mkdir -p $$(@D) && rm -f $$@ $$(@D)/run
-	@echo "compiling $(call EX_KERNEL,$(1),$(3)) for $(foreach a,$(ARCH),sm_$(a)) ..."
-	@$(NVCC) $(NVCCFLAGS) -Xptxas -v -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) -Itests/grade -c $(call EX_KERNEL,$(1),$(3)) -o $$@ 2> $$@.build.log || { bash tests/grade/ptxas_summary.sh $$@.build.log; exit 1; }
+	@echo "compiling $(call EX_KERNEL,$(1),$(3)) for $$(or $$(ARCH_$(1)),$(foreach a,$(ARCH),sm_$(a))) ..."
+	@$(NVCC) $$(or $$(NVCCFLAGS_$(1)),$$(NVCCFLAGS)) -Xptxas -v -I$(3) -Ilessons/$(1)/exercise -Ilessons/$(1) -Itests/grade -c $(call EX_KERNEL,$(1),$(3)) -o $$@ 2> $$@.build.log || { bash tests/grade/ptxas_summary.sh $$@.build.log; exit 1; }
 	@bash tests/grade/ptxas_summary.sh $$@.build.log
 
 $(BUILD)/grade/$(1)/$(2)/run: $(BUILD)/$(1)/gemm.o $(BUILD)/grade/$(1)/$(2)/kernel.o $(GRADE_WRAP) $(HARNESS_OBJS)
-	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS) -Xlinker --wrap=harness_main
+	$(NVCC) $$(or $$(GENCODE_$(1)),$$(GENCODE)) $$^ -o $$@ $(LDLIBS) -Xlinker --wrap=harness_main
 
 # A part that does not compile scores 0 for its checks (grade.sh says so); the grade goes on.
 # Status 3 (no GPU, nothing lost) is a finished grade, not a failure: make exits 0 there.
