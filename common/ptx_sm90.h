@@ -217,6 +217,14 @@ static __device__ __forceinline__ void ptx_tma_store_wait_read0(void) {
     asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
+/* cp.async.bulk.wait_group.read N;  waits until all but the N most recent committed bulk groups
+ * of this thread have finished READING their shared-memory sources (PTX ISA 9.7.9.25,
+ * cp.async.bulk.wait_group): with N = 1, every store but the latest may have its source
+ * overwritten. N must be a constant. */
+template <int N> static __device__ __forceinline__ void ptx_tma_store_wait_read(void) {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
 /* cp.async.bulk.wait_group 0;  waits until every committed bulk store of this thread is done
  * (its writes performed). */
 static __device__ __forceinline__ void ptx_tma_store_wait0(void) {

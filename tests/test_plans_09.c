@@ -552,60 +552,78 @@ Test(stsm_epilogue, boxes_written_once_without_bank_conflicts) {
  * and waits; a box here is the warp's 16 rows of it, which no other warp touches), played
  * through over several passes of `chunks` chunks each (a tile in steps 9 and 11, a half tile
  * in step 12) with the latest completion a TMA store may have: its read of a box ends only
- * when the issuing thread waits (wait_group.read 0). Returns -1 if a box is written while a store may read it; counts the
- * chunks written while the previous chunk's store was still reading (the overlap). */
-static int epi_play(int passes, int chunks, int bufs, int wait_in_loop, int *overlap) {
-    int reading[P9_EPI_CHUNKS + 1] = {0}; /* per box: a store issued and not waited for */
-    *overlap = 0;
+ * when the issuing thread waits for it. Before each chunk q that p9_epi_waits_before names,
+ * lane 0 waits with wait_group.read `keep` (all but its `keep` latest stores have read);
+ * keep < 0 plays a protocol without that wait. Returns -1 if a box is written while a store
+ * may read it; counts the chunks written while an earlier chunk's store may still read
+ * (*overlap) and the waits that make a store wait for the one just before it (*serial). */
+static int epi_play(int passes, int chunks, int bufs, int keep, int *overlap, int *serial) {
+    int box_of[P9_EPI_CHUNKS] = {0}; /* the boxes of the stores not waited for, oldest first */
+    int pending = 0;
+    *overlap = *serial = 0;
     for (int pass = 0; pass < passes; ++pass) {
-        for (int b = 0; b < bufs; ++b) reading[b] = 0; /* lane 0: wait_read 0; __syncwarp */
+        pending = 0; /* lane 0: wait_read 0; __syncwarp */
         for (int q = 0; q < chunks; ++q) {
             const int b = p9_epi_buf(q, bufs);
-            if (reading[b]) return -1; /* written while a store may read it */
-            for (int o = 0; o < bufs; ++o) *overlap += o != b && reading[o];
-            if (wait_in_loop)
-                for (int o = 0; o < bufs; ++o) reading[o] = 0; /* wait_read 0; __syncwarp */
-            reading[b] = 1; /* lane 0 stores the warp's rows of chunk q, commits */
+            if (keep >= 0 && p9_epi_waits_before(q, bufs) && pending > keep) {
+                *serial += keep == 0; /* the store of chunk q-1 must finish reading first */
+                for (int i = 0; i < keep; ++i) box_of[i] = box_of[pending - keep + i];
+                pending = keep; /* wait_read keep; __syncwarp */
+            }
+            for (int i = 0; i < pending; ++i)
+                if (box_of[i] == b) return -1; /* written while a store may read it */
+            *overlap += pending > 0;
+            cr_assert(pending < P9_EPI_CHUNKS);
+            box_of[pending++] = b; /* lane 0 stores the warp's rows of chunk q, commits */
         }
     }
     return 0;
 }
 
 Test(stsm_epilogue, staging_protocol) {
-    int overlap;
+    int overlap, serial;
+    /* step 9: two boxes, the kernel's wait (wait_read 1 before chunks 2 and 3) */
+    cr_assert(!p9_epi_waits_before(0, P9_EPI_BUFS) && !p9_epi_waits_before(1, P9_EPI_BUFS));
+    cr_assert(p9_epi_waits_before(2, P9_EPI_BUFS) && p9_epi_waits_before(3, P9_EPI_BUFS));
     for (int tiles = 1; tiles <= 5; ++tiles) {
-        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, P9_EPI_BUFS,
-                              p9_epi_waits_in_loop(P9_EPI_CHUNKS, P9_EPI_BUFS), &overlap),
-                     0, "%d tiles", tiles);
-        /* each chunk after the first of a tile is written while its predecessor's store reads */
+        cr_assert_eq(
+            epi_play(tiles, P9_EPI_CHUNKS, P9_EPI_BUFS, P9_EPI_BUFS - 1, &overlap, &serial), 0,
+            "%d tiles", tiles);
+        /* each chunk after the first of a tile is written while its predecessor's store reads,
+         * and no store waits for its predecessor */
         cr_assert_eq(overlap, tiles * (P9_EPI_CHUNKS - 1), "%d tiles: overlap %d", tiles, overlap);
+        cr_assert_eq(serial, 0);
     }
-    /* the model catches a broken protocol: no wait between chunks, or one box for all */
-    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, P9_EPI_BUFS, 0, &overlap), -1);
-    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, 1, 1, &overlap), -1);
-    cr_assert_eq(epi_play(2, P9_EPI_CHUNKS, 3, 0, &overlap), -1); /* 3 boxes, 4 chunks, no wait */
+    /* waiting for every store (wait_read 0) is safe too, but serializes the stores: chunks 2
+     * and 3 wait for the store just before them */
+    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, P9_EPI_BUFS, 0, &overlap, &serial), 0);
+    cr_assert_eq(serial, 2);
+    /* the model catches a broken protocol: no wait, a wait that keeps too many stores, one box */
+    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, P9_EPI_BUFS, -1, &overlap, &serial), -1);
+    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, P9_EPI_BUFS, P9_EPI_BUFS, &overlap, &serial), -1);
+    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, 1, 0, &overlap, &serial), 0); /* one box: serial */
+    cr_assert_eq(epi_play(1, P9_EPI_CHUNKS, 1, -1, &overlap, &serial), -1);
+    cr_assert_eq(epi_play(2, P9_EPI_CHUNKS, 3, -1, &overlap, &serial), -1); /* 3 boxes, no wait */
     /* step 11: a box per chunk, and the kernel's rule waits for no store in the loop; chunk q
-     * is written while the stores of all q chunks before it may still read (0+1+2+3 per tile) */
-    cr_assert_eq(p9_epi_waits_in_loop(P9_EPI_CHUNKS, P9_EPI_CHUNKS), 0);
+     * is written while the stores of the q chunks before it may still read */
+    for (int q = 0; q < P9_EPI_CHUNKS; ++q) cr_assert(!p9_epi_waits_before(q, P9_EPI_CHUNKS));
     for (int tiles = 1; tiles <= 5; ++tiles) {
-        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, P9_EPI_CHUNKS,
-                              p9_epi_waits_in_loop(P9_EPI_CHUNKS, P9_EPI_CHUNKS), &overlap),
-                     0, "%d tiles", tiles);
-        cr_assert_eq(overlap, tiles * 6, "%d tiles: overlap %d", tiles, overlap);
+        cr_assert_eq(epi_play(tiles, P9_EPI_CHUNKS, P9_EPI_CHUNKS, -1, &overlap, &serial), 0,
+                     "%d tiles", tiles);
+        cr_assert_eq(overlap, tiles * (P9_EPI_CHUNKS - 1), "%d tiles: overlap %d", tiles, overlap);
     }
     /* step 12: two passes per tile, each a half (two chunks) through step 9's two boxes, no
      * wait inside a pass; the second chunk of each pass is written while the first's store
      * may read */
-    cr_assert_eq(p9_epi_waits_in_loop(P9_EPI_CHUNKS / 2, P9_EPI_BUFS), 0);
+    for (int q = 0; q < P9_EPI_CHUNKS / 2; ++q) cr_assert(!p9_epi_waits_before(q, P9_EPI_BUFS));
     for (int tiles = 1; tiles <= 5; ++tiles) {
-        cr_assert_eq(epi_play(2 * tiles, P9_EPI_CHUNKS / 2, P9_EPI_BUFS,
-                              p9_epi_waits_in_loop(P9_EPI_CHUNKS / 2, P9_EPI_BUFS), &overlap),
-                     0, "%d tiles", tiles);
+        cr_assert_eq(epi_play(2 * tiles, P9_EPI_CHUNKS / 2, P9_EPI_BUFS, -1, &overlap, &serial), 0,
+                     "%d tiles", tiles);
         cr_assert_eq(overlap, 2 * tiles, "%d tiles: overlap %d", tiles, overlap);
     }
-    cr_assert_eq(epi_play(2, P9_EPI_CHUNKS / 2, 1, 0, &overlap), -1); /* one box, no wait */
-    cr_assert_eq(P9_EPI_CHUNKS * P9_EPI_BOX_BYTES, 64 * 256 * 2);     /* the whole slab */
-    cr_assert_eq(P9_EPI_BUFS * P9_EPI_BOX_BYTES, P9_WG_M * 128 * 2);  /* one C staging tile */
+    cr_assert_eq(epi_play(2, P9_EPI_CHUNKS / 2, 1, -1, &overlap, &serial), -1); /* one box */
+    cr_assert_eq(P9_EPI_CHUNKS * P9_EPI_BOX_BYTES, 64 * 256 * 2);               /* the whole slab */
+    cr_assert_eq(P9_EPI_BUFS * P9_EPI_BOX_BYTES, P9_WG_M * 128 * 2); /* one C staging tile */
 }
 
 /* ---- stream-K (step 10) ------------------------------------------------------------------ */

@@ -403,10 +403,11 @@ static __device__ __forceinline__ void epilogue_tma(const kargs &a, const float 
  * TMA store of those 16 rows x 64 columns (tmC's box is (64, 16) in the map's (column, row)
  * order). No warp's store reads rows another warp wrote, so the four warps do not wait for
  * each other in the epilogue. The store's source, 2 KiB x w into the box, is a multiple of the
- * 1024-byte swizzle period, so TMA reads it with the box's own swizzle. Lane 0 waits, before
- * the __syncwarp after each chunk's writes, until its earlier stores have read their rows
- * (cp.async.bulk.wait_group.read 0), which frees them for the next chunk; at the start it
- * waits for the stores of its previous pass (the last tile's; in step 12, the other half's).
+ * 1024-byte swizzle period, so TMA reads it with the box's own swizzle. At the start lane 0
+ * waits for the stores of its previous pass to have read their rows (the last tile's; in step
+ * 12, the other half's); with step 9's two boxes it waits once more before chunks 2 and 3, for
+ * the store of chunk q-2 only (cp.async.bulk.wait_group.read 1): the store of chunk q-1 reads
+ * on while chunk q is written, and no store waits for the one before it.
  * alpha == 1 with beta == 0 (the common call) skips the multiply where store_tile picks the
  * epilogue (steps 9-11); step 12's overlapped halves (store_half) still multiply.
  * beta != 0 reads C from global memory at each pair's (m, n) from the accumulator layout
@@ -456,16 +457,16 @@ static __device__ __forceinline__ void stsm_rows(int t, uint32_t *row, int *mt, 
 }
 
 /* Chunk q of the slab at (m0, n0) into staging box buf, then the warp's TMA store of its own
- * rows: every thread's stmatrix writes, the generic-to-async proxy fence, [wait_read: lane 0
- * waits until its stores before have read their rows], the warp meets (__syncwarp), lane 0
- * stores rows mw .. mw + P9_EPI_WARP_ROWS - 1 of the chunk (the warp's rows of the slab) and
- * commits. A warp whose first row m0 + mw is at or below M stores nothing (its commit closes
- * an empty group); TMA clips a store that crosses M or N. */
+ * rows: every thread's stmatrix writes, the generic-to-async proxy fence, the warp meets
+ * (__syncwarp), lane 0 stores rows mw .. mw + P9_EPI_WARP_ROWS - 1 of the chunk (the warp's
+ * rows of the slab) and commits. A warp whose first row m0 + mw is at or below M stores nothing
+ * (its commit closes an empty group); TMA clips a store that crosses M or N. The caller has
+ * made sure that no store of the warp still reads its rows of buf. */
 template <int BF16, int ALPHA1 = 0>
 static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *acc, int q,
                                                    uint32_t buf, const uint32_t *row, int m0,
                                                    int n0, int mt, int nt, int mw,
-                                                   const CUtensorMap *tmC, int wait_read) {
+                                                   const CUtensorMap *tmC) {
     const int lane = threadIdx.x % 32;
     if (ALPHA1)
         stsm_chunk<BF16, 0, 1>(a, acc, q, buf, row, m0 + mt, n0 + nt);
@@ -474,7 +475,6 @@ static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *
     else
         stsm_chunk<BF16, 1>(a, acc, q, buf, row, m0 + mt, n0 + nt);
     ptx_fence_proxy_async_smem();
-    if (wait_read && lane == 0) ptx_tma_store_wait_read0();
     __syncwarp();
     if (lane == 0) {
         const int col = n0 + 64 * q, r0 = m0 + mw;
@@ -485,7 +485,7 @@ static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *
 
 /* Stores chunks Q0 .. Q0+NQ-1 (columns 64*Q0 ..) of the warpgroup's (64,256) tile at (m0, n0)
  * through BUFS staging boxes of 8 KiB at `stage`, by plan.h's protocol (p9_epi_buf,
- * p9_epi_waits_in_loop): the whole tile in steps 9 and 11, one half in step 12. ALPHA1 1:
+ * p9_epi_waits_before): the whole tile in steps 9 and 11, one half in step 12. ALPHA1 1:
  * alpha == 1 and beta == 0 (the caller checks), no multiply. */
 template <int BF16, int BUFS, int Q0 = 0, int NQ = P9_EPI_CHUNKS, int ALPHA1 = 0>
 static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float *acc, int m0,
@@ -501,11 +501,14 @@ static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float
 #pragma unroll
     for (int q = Q0; q < Q0 + NQ; ++q) {
         const uint32_t buf = stage + p9_epi_buf(q - Q0, BUFS) * P9_EPI_BOX_BYTES;
-        /* this warp's store of chunk q-1 has read its rows of the box that chunk q+1 writes
-         * (step 9's two boxes); with a box per chunk (step 11, step 12's halves) no box is
-         * written twice */
-        stage_chunk<BF16, ALPHA1>(a, acc, q, buf, row, m0, n0, mt, nt, mw, tmC,
-                                  p9_epi_waits_in_loop(NQ, BUFS));
+        /* step 9's two boxes: chunk q >= 2 writes the box of chunk q-2, whose store must have
+         * read the warp's rows; chunk q-1's store reads on. With a box per chunk (step 11,
+         * step 12's halves) no box is written twice in a pass. */
+        if (p9_epi_waits_before(q - Q0, BUFS)) {
+            if (t % 32 == 0) ptx_tma_store_wait_read<BUFS - 1>();
+            __syncwarp();
+        }
+        stage_chunk<BF16, ALPHA1>(a, acc, q, buf, row, m0, n0, mt, nt, mw, tmC);
     }
 }
 

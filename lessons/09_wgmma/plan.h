@@ -184,11 +184,12 @@ LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
  * the warp's stores (the other lanes only write and meet at __syncwarp); no warp's store
  * reads rows another warp wrote, so the warps do not wait for each other in the epilogue:
  *   wait_read 0; syncwarp;        the warp's rows of every box free (its last pass's stores read)
- *   for q: the warp's lanes write its rows of chunk q into box q % bufs; fence.proxy.async;
- *          [bufs < P9_EPI_CHUNKS: wait_read 0 (its store of chunk q-1 has read its rows)];
+ *   for q: [q >= bufs: wait_read bufs-1 (its store of chunk q-bufs, the box's last, has read
+ *          its rows; the later ones may read on); syncwarp];
+ *          the warp's lanes write its rows of chunk q into box q % bufs; fence.proxy.async;
  *          syncwarp; lane 0 stores the warp's rows of chunk q, commits
  * so a warp writes its rows of a box only after its own store that last read them has
- * finished reading. Step 11
+ * finished reading, and no store waits for the one before it to finish reading. Step 11
  * stages the whole slab (bufs = P9_EPI_CHUNKS): every chunk has its own box and the loop
  * waits for no store. Step 12 stores each half of the slab on its own, chunks 2h and 2h+1
  * into boxes 0 and 1 (chunk q into box p9_epi_buf(q - 2h, bufs)), one wait_read before the
@@ -198,9 +199,10 @@ LAY_HD static inline int p9_stsm_acc_v(int j, int vv) {
 #define P9_EPI_BOX_BYTES (P9_WG_M * P9_ROW_BYTES) /* one (64,64) 16-bit box: 8 KiB */
 #define P9_EPI_WARP_ROWS (P9_WG_M / 4) /* rows of a box one warp writes and stores: 2 KiB */
 LAY_HD static inline int p9_epi_buf(int q, int bufs) { return q % bufs; }
-/* Whether the protocol, storing `chunks` chunks in one pass, waits for the previous chunk's
- * store inside the loop: only when boxes are reused within the pass (fewer boxes than chunks). */
-LAY_HD static inline int p9_epi_waits_in_loop(int chunks, int bufs) { return bufs < chunks; }
+/* Whether lane 0 waits before the warp writes chunk q of a pass: only when chunk q reuses a box
+ * of the pass (q >= bufs), and then for the store of chunk q - bufs alone: wait_read bufs - 1
+ * lets the stores of chunks q - bufs + 1 .. q - 1 go on reading. */
+LAY_HD static inline int p9_epi_waits_before(int q, int bufs) { return q >= bufs; }
 
 /* ---- ping-pong: the CTA's work items, j = 0 .. n-1 in the producer's order, alternate
  * between the two consumer warpgroups. Item j (work item first + j*step) is computed by
