@@ -70,7 +70,6 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include <cuda.h> /* CUtensorMap and its enums (types only: the function comes at run time) */
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -78,6 +77,7 @@
 #include "harness.h"
 #include "ptx.h"
 #include "ptx_sm90.h"
+#include "tma_map.h"
 #include "plan.h"
 
 /* Kernel arguments besides the two tensor maps. */
@@ -868,44 +868,6 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
 
 /* ---- host ----------------------------------------------------------------------------------- */
 
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-/* cuTensorMapEncodeTiled from the driver, looked up once (CUDA 12.0 ABI of the function). */
-static encode_tiled_fn encode_fn(void) {
-    static encode_tiled_fn fn = NULL;
-    if (!fn) {
-        void *f = NULL;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
-                                             &q) == cudaSuccess &&
-            q == cudaDriverEntryPointSuccess)
-            fn = (encode_tiled_fn)f;
-    }
-    return fn;
-}
-
-/* A tensor map over a row-major (rows, cols) matrix of 16-bit elements with leading dimension
- * ld: dimension 0 is cols (contiguous: K for A and B, N for C), dimension 1 the rows, box
- * (64, box_rows), 128-byte swizzle, zero fill out of bounds. Returns 0, or -1 when the driver refuses (the caller reports a
- * launch failure). */
-static int make_map(CUtensorMap *map, const void *base, int rows, int cols, long long ld,
-                    int bf16, int box_rows) {
-    encode_tiled_fn fn = encode_fn();
-    if (!fn) return -1;
-    const cuuint64_t dims[2] = {(cuuint64_t)(cols > 0 ? cols : 1), (cuuint64_t)(rows > 0 ? rows : 1)};
-    const cuuint64_t strides[1] = {(cuuint64_t)ld * 2}; /* bytes, multiple of 16 */
-    const cuuint32_t box[2] = {P9_BLK_K, (cuuint32_t)box_rows};
-    const cuuint32_t estrides[2] = {1, 1};
-    CUresult r = fn(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                    2, (void *)base, dims, strides, box, estrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS ? 0 : -1;
-}
-
 /* SMs of the current device, asked once per device. */
 static cudaError_t num_sms(int *sms) {
     static int dev_cached = -1, sms_cached = 0;
@@ -991,10 +953,11 @@ template <class CFG> static cudaError_t launch_cfg(const gemm_problem *p, cudaSt
     if (a.tiles_m == 0 || a.tiles_n == 0) return cudaSuccess; /* empty C: nothing to do */
     CUtensorMap tmA, tmB, tmC;
     memset(&tmC, 0, sizeof tmC);
-    if (make_map(&tmA, p->A, p->m, p->k, p->lda, bf16, CFG::BLK_M) ||
-        make_map(&tmB, p->B, p->n, p->k, p->ldb, bf16, CFG::B_ROWS_PER_CTA) ||
-        (a.c_tma && make_map(&tmC, p->C, p->m, p->n, p->ldc, bf16,
-                              CFG::EPI_TMA == 2 ? P9_EPI_WARP_ROWS : P9_WG_M)))
+    /* boxes (64, rows): one K tile of A and B; 64 columns of C (tma_map.h) */
+    if (tma_map_rowmajor16(&tmA, p->A, p->m, p->k, p->lda, bf16, P9_BLK_K, CFG::BLK_M) ||
+        tma_map_rowmajor16(&tmB, p->B, p->n, p->k, p->ldb, bf16, P9_BLK_K, CFG::B_ROWS_PER_CTA) ||
+        (a.c_tma && tma_map_rowmajor16(&tmC, p->C, p->m, p->n, p->ldc, bf16, P9_BLK_K,
+                                       CFG::EPI_TMA == 2 ? P9_EPI_WARP_ROWS : P9_WG_M)))
         return cudaErrorInvalidValue;
     void (*kernel)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const kargs) =
         bf16 ? gemm_wgmma<1, CFG> : gemm_wgmma<0, CFG>;

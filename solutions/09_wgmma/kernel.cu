@@ -22,7 +22,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <cuda.h> /* CUtensorMap and its enums (types only: the function comes at run time) */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -30,6 +29,7 @@
 #include "exercise.h"
 #include "ptx.h"
 #include "ptx_sm90.h"
+#include "tma_map.h"
 #include "ring9.h"
 
 #define EX09_DEV static __device__ __forceinline__
@@ -233,45 +233,6 @@ __global__ void __launch_bounds__(EX09_THREADS, 1)
 
 /* ---- host ------------------------------------------------------------------------------------ */
 
-typedef CUresult (*ex09_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                   const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                   const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                   CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-/* cuTensorMapEncodeTiled from the driver, looked up once through the runtime (CUDA 12.0 ABI
- * of the function; no link against libcuda). NULL when the driver does not have it. */
-static ex09_encode_fn ex09_encode(void) {
-    static ex09_encode_fn fn = NULL;
-    if (!fn) {
-        void *f = NULL;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
-                                             &q) == cudaSuccess &&
-            q == cudaDriverEntryPointSuccess)
-            fn = (ex09_encode_fn)f;
-    }
-    return fn;
-}
-
-/* A tensor map over a row-major (rows, cols) matrix of 16-bit elements with leading dimension
- * ld (elements, a multiple of 8): dimension 0 is cols (K, contiguous), dimension 1 the rows;
- * box (64, box_rows), 128-byte swizzle, zero fill out of bounds. Returns 0, or -1 when the
- * driver refuses (the launch then reports cudaErrorInvalidValue). */
-static int ex09_make_map(CUtensorMap *map, const void *base, int rows, int cols, long long ld,
-                         int bf16, int box_rows) {
-    ex09_encode_fn fn = ex09_encode();
-    if (!fn) return -1;
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)ld * 2}; /* bytes, a multiple of 16 */
-    const cuuint32_t box[2] = {EX09_BLK_K, (cuuint32_t)box_rows};
-    const cuuint32_t estrides[2] = {1, 1};
-    CUresult r = fn(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                    2, (void *)base, dims, strides, box, estrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS ? 0 : -1;
-}
-
 /* Enqueues the GEMM of a problem that check() accepted: the two tensor maps, then one CTA per
  * tile of C. Returns the first CUDA error (cudaErrorInvalidValue when a map is refused). */
 static cudaError_t launch(const gemm_problem *p, cudaStream_t s) {
@@ -286,8 +247,9 @@ static cudaError_t launch(const gemm_problem *p, cudaStream_t s) {
     a.c_pairs = p->ldc % 2 == 0 && ((uintptr_t)p->C & 3) == 0;
     if (a.tiles_m == 0 || a.tiles_n == 0) return cudaSuccess; /* empty C: nothing to do */
     CUtensorMap tmA, tmB;
-    if (ex09_make_map(&tmA, p->A, p->m, p->k, p->lda, bf16, EX09_BLK_M) ||
-        ex09_make_map(&tmB, p->B, p->n, p->k, p->ldb, bf16, EX09_BLK_N))
+    /* boxes (64, rows): one K tile of A or B, 128-byte swizzled (common/tma_map.h) */
+    if (tma_map_rowmajor16(&tmA, p->A, p->m, p->k, p->lda, bf16, EX09_BLK_K, EX09_BLK_M) ||
+        tma_map_rowmajor16(&tmB, p->B, p->n, p->k, p->ldb, bf16, EX09_BLK_K, EX09_BLK_N))
         return cudaErrorInvalidValue;
     void (*kernel)(const CUtensorMap, const CUtensorMap, const ex09_args) =
         bf16 ? ex09_gemm<1> : ex09_gemm<0>;
