@@ -138,7 +138,7 @@ TEST_BINS := $(BUILD)/tests/test_harness $(EXTRA_TEST_BINS)
 deps:
 	@NVCC=$(NVCC) scripts/ensure_deps.sh
 
-$(BUILD)/tests/test_harness: tests/test_harness.c $(HARNESS_OBJS) common/harness.h
+$(BUILD)/tests/test_harness: tests/test_harness.c tests/harness_tests.h $(HARNESS_OBJS) common/harness.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) $< $(HARNESS_OBJS) -o $@ $(CRITERION_LIBS) $(LDLIBS) -lstdc++ -lm
 

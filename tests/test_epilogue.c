@@ -12,11 +12,8 @@
 #include <string.h>
 
 #include "harness.h"
+#include "harness_tests.h"
 #include "harness_epilogue.h"
-
-static int parse(harness_opts *o, char *err, int argc, const char **argv) {
-    return harness_parse(argc, (char **)argv, o, err, 256);
-}
 
 /* ---- options ------------------------------------------------------------------------- */
 
@@ -64,11 +61,7 @@ Test(options, every_epilogue_option) {
 }
 
 Test(options, bad_epilogue_options_are_rejected) {
-    struct {
-        const char *argv[3];
-        int argc;
-        const char *needle;
-    } bad[] = {
+    static const bad_cmdline bad[] = {
         {{"run", "--out", "fp64"}, 3, "bad --out 'fp64'"},
         {{"run", "--out"}, 2, "--out needs a value"},
         {{"run", "--epilogue", "swish"}, 3, "bad --epilogue 'swish': expected none, bias"},
@@ -80,15 +73,7 @@ Test(options, bad_epilogue_options_are_rejected) {
         {{"run", "--exact=1"}, 2, "takes no value"},
         {{"run", "--epilog", "bias"}, 3, "unknown option '--epilog'"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-        harness_opts o;
-        char err[256];
-        int rc = parse(&o, err, bad[i].argc, bad[i].argv);
-        cr_assert_eq(rc, HARNESS_EXIT_USAGE, "case %zu (%s) was accepted", i, bad[i].needle);
-        cr_assert(strstr(err, bad[i].needle), "case %zu: message '%s' lacks '%s'", i, err,
-                  bad[i].needle);
-        cr_assert(!strchr(err, '\n'), "one line");
-    }
+    assert_rejected(bad, sizeof bad / sizeof bad[0]);
 }
 
 Test(options, epilogue_names_round_trip) {
@@ -308,12 +293,6 @@ Test(tolerance, one_output_ulp_passes_with_its_own_dtype_only) {
 
 /* ---- refusals and plans ---------------------------------------------------------------- */
 
-static cudaError_t no_launch(const gemm_problem *p, cudaStream_t s) {
-    (void)p;
-    (void)s;
-    return cudaSuccess;
-}
-
 #define HALVES (GEMM_DT_BIT(GEMM_FP16) | GEMM_DT_BIT(GEMM_BF16))
 /* plain: what every lesson before 07 declares; epi: every output and epilogue, bias of the
  * output's dtype or fp32; acc16: fp16 accumulation, fp16 only */
@@ -370,10 +349,7 @@ Test(refusal, outputs_epilogues_and_bias_dtypes) {
 }
 
 static void plan_of(harness_plan *pl, int argc, const char **argv) {
-    harness_opts o;
-    char err[256];
-    cr_assert_eq(harness_parse(argc, (char **)argv, &o, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(harness_plan_cases(&epi_lesson, &o, pl, err, sizeof err), 0, "%s", err);
+    plan_cases_of(&epi_lesson, pl, argc, argv);
 }
 
 Test(plan, epilogues_bias_axes_and_outputs) {

@@ -10,12 +10,9 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_tests.h"
 
 /* ---- option parsing -------------------------------------------------------------------- */
-
-static int parse(harness_opts *o, char *err, int argc, const char **argv) {
-    return harness_parse(argc, (char **)argv, o, err, 256);
-}
 
 Test(parse, defaults_use_the_default_sweep) {
     harness_opts o;
@@ -116,11 +113,7 @@ Test(parse, help_and_list) {
 
 /* Each bad command line is rejected with status 2 and a message naming the problem. */
 Test(parse, bad_input_is_rejected) {
-    struct {
-        const char *argv[4];
-        int argc;
-        const char *needle;
-    } bad[] = {
+    static const bad_cmdline bad[] = {
         {{"run", "--bogus"}, 2, "unknown option '--bogus'"},
         {{"run", "extra"}, 2, "unexpected argument"},
         {{"run", "--size", "4x4"}, 3, "bad --size '4x4': expected MxNxK, or N for NxNxN"},
@@ -148,15 +141,7 @@ Test(parse, bad_input_is_rejected) {
         {{"run", "--sweep", "bench", "--m"}, 4, "needs a value"},
         {{"run", "--sweep", "huge"}, 3, "bad --sweep"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-        harness_opts o;
-        char err[256];
-        int rc = parse(&o, err, bad[i].argc, bad[i].argv);
-        cr_assert_eq(rc, HARNESS_EXIT_USAGE, "case %zu (%s) was accepted", i, bad[i].needle);
-        cr_assert(strstr(err, bad[i].needle), "case %zu: message '%s' lacks '%s'", i, err,
-                  bad[i].needle);
-        cr_assert(!strchr(err, '\n'), "message must be one line");
-    }
+    assert_rejected(bad, sizeof bad / sizeof bad[0]);
     harness_opts o;
     char err[256];
     const char *combo[] = {"run", "--sweep", "bench", "--size", "8x8x8"};
@@ -167,11 +152,6 @@ Test(parse, bad_input_is_rejected) {
 
 static const char *k_mult8(const gemm_problem *p) {
     return p->k % 8 ? "K must be a multiple of 8" : NULL;
-}
-static cudaError_t no_launch(const gemm_problem *p, cudaStream_t s) {
-    (void)p;
-    (void)s;
-    return cudaSuccess;
 }
 
 Test(refusal, dtype_layout_alignment_and_check) {
@@ -223,10 +203,7 @@ static const gemm_lesson plan_lesson = {"99_test", "plan test", 5, plan_variants
                                         GEMM_LAYOUT_BIT(GEMM_TN)};
 
 static void plan_of(harness_plan *pl, int argc, const char **argv) {
-    harness_opts o;
-    char err[256];
-    cr_assert_eq(harness_parse(argc, (char **)argv, &o, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(harness_plan_cases(&plan_lesson, &o, pl, err, sizeof err), 0, "%s", err);
+    plan_cases_of(&plan_lesson, pl, argc, argv);
 }
 
 Test(plan, default_sweep_runs_what_it_can_and_skips_in_one_line) {
