@@ -130,12 +130,18 @@ enum {
  * EPI_BUFS   staging boxes per consumer for EPI_TMA 2: 2 (step 9), or 4, one per chunk (11).
  * OVERLAP    1: each tile's two column halves leave under the other half's wgmma (step 12,
  *               consumer_overlap; needs step 9's persistent CTAs, ring and two boxes).
+ * HANDOFF    (derived: steps 9 and 11) the producer leaves each tile's (tile_m, tile_n) with
+ *            every stage it fills, and the consumers read them from their tile's last stage
+ *            instead of computing them (two integer divisions) between two tiles' wgmma.
+ *            Not in step 12: its fallback to consumer_cooperative would then make ptxas
+ *            serialize every wgmma of the kernel (C7514).
  *
  * Shared memory of one CTA: STAGES x [ A tile (BLK_M,64) | B tile (256,64) ], each a 128-byte-
  * swizzled K-major tile on a 1024-byte boundary, then (EPI_TMA) one C staging tile per
  * consumer warpgroup ((64,128) 16-bit elements as two 128-byte-swizzled (64,64) boxes; four
  * boxes in step 11), then
- * STAGES "full" and STAGES "empty" mbarriers (8 bytes each):
+ * STAGES "full" and STAGES "empty" mbarriers (8 bytes each), then STAGES tile slots (an int2
+ * each, HANDOFF):
  *   full[s]:  count 1 (this CTA's producer: arrive.expect_tx of the whole stage) + the stage's
  *             bytes, from this CTA's TMA loads and (CLUSTER 2) the other CTA's multicast
  *   empty[s]: count 4 * READERS * CLUSTER: lane 0 of every warp of the READERS consumer
@@ -156,11 +162,12 @@ struct cfg {
     static const int STAGE_BYTES = A_BYTES + B_BYTES;
     static const int EPI_BUFS = EPI_BUFS_;                    /* staging boxes (EPI_TMA 2) */
     static const int OVERLAP = OVERLAP_;                      /* step 12: halves overlapped */
+    static const int HANDOFF = WS && STAGES > 1 && EPI_TMA == 2 && !OVERLAP; /* tile slots */
     /* one C staging tile per consumer: 16 KiB (steps 6-10 and 12: two (64,128) halves or two
      * boxes), or 32 KiB for step 11's four boxes */
     static const int C_BYTES = EPI_TMA == 2 ? EPI_BUFS * P9_EPI_BOX_BYTES : P9_WG_M * 128 * 2;
     static const int SMEM = 1024 /* alignment slack */ + STAGES * STAGE_BYTES +
-                            (EPI_TMA ? CONSUMERS * C_BYTES : 0) + 16 * STAGES;
+                            (EPI_TMA ? CONSUMERS * C_BYTES : 0) + 16 * STAGES + 8 * STAGES * HANDOFF;
     static_assert(!PERSIST || WS, "persistent CTAs need the producer warpgroup");
     static_assert(CLUSTER == 1 || WS, "clusters need the producer warpgroup");
     static_assert(!PINGPONG || (PERSIST && CONSUMERS == 2), "ping-pong: 2 persistent consumers");
@@ -185,6 +192,7 @@ template <class CFG> struct pipe {
         return cstage(CFG::EPI_TMA ? CFG::CONSUMERS : 0) + 8 * s;
     }
     __device__ uint32_t empty(int s) const { return full(CFG::STAGES) + 8 * s; }
+    int2 *tile; /* (STAGES) the tile slots (HANDOFF): (tile_m, tile_n) of each stage's K tile */
 };
 
 /* Work item `w` of the CTA's sequence -> its tile (tile_m, tile_n) (p9_cluster_tile, plan.h).
@@ -205,13 +213,16 @@ static __device__ __forceinline__ void tile_coords(const kargs &a, int w, int ra
  * STAGES iterations that is "the phase before phase 0", complete from the start. Then announce
  * the stage's bytes and start the copies; they complete on full[s] (in every CTA of the
  * cluster for the multicast part of B). Coordinates are (k, row) in elements; rows past M or N
- * and k past K arrive as zeros. */
+ * and k past K arrive as zeros. With HANDOFF the tile's (tm, tn) go into the stage's slot
+ * first: the arrive has release semantics, so a consumer that saw full[s] complete reads them
+ * (PTX ISA 9.7.13.15, mbarrier.arrive .release, mbarrier.try_wait .acquire). */
 template <class CFG>
 static __device__ __forceinline__ void produce(const pipe<CFG> &p, int it, int kt, int tm, int tn,
                                                int rank, const CUtensorMap *tmA,
                                                const CUtensorMap *tmB) {
     const int s = it % CFG::STAGES;
     ptx_mbar_wait(p.empty(s), ((it / CFG::STAGES) & 1) ^ 1);
+    if (CFG::HANDOFF) p.tile[s] = make_int2(tm, tn); /* released by the arrive below */
     ptx_mbar_arrive_expect_tx(p.full(s), CFG::STAGE_BYTES);
     ptx_tma_load_2d(p.a(s), tmA, kt * P9_BLK_K, tm * CFG::BLK_M, p.full(s));
     if (CFG::CLUSTER == 1) {
@@ -270,15 +281,20 @@ static __device__ __forceinline__ void consume(const pipe<CFG> &p, int it, int s
     }
 }
 
-/* After a tile's last K tile (iteration it): wait for its group, release its stage (ring). */
+/* After a tile's last K tile (iteration it): wait for its group, release its stage (ring).
+ * HANDOFF: returns the (tile_m, tile_n) the producer left in that stage's slot, read before
+ * the release (after it the producer may refill the stage and its slot); else (0, 0). */
 template <class CFG>
-static __device__ __forceinline__ void consume_finish(const pipe<CFG> &p, int it, float *acc) {
+static __device__ __forceinline__ int2 consume_finish(const pipe<CFG> &p, int it, float *acc) {
+    int2 t = make_int2(0, 0);
     if (CFG::STAGES > 1) {
         ptx_wgmma_wait<0>();
+        if (CFG::HANDOFF) t = p.tile[it % CFG::STAGES];
         release(p, it % CFG::STAGES);
     }
 #pragma unroll
     for (int i = 0; i < 128; ++i) ptx_wgmma_fence_operand(acc[i]);
+    return t;
 }
 
 /* Two fp32 values -> one 32-bit word of two 16-bit values (low half = first). */
@@ -533,7 +549,9 @@ static __device__ __forceinline__ void store_tile(const kargs &a, const float *a
  * Consumer c computes rows c*64 .. c*64+63 of every CTA tile the CTA walks (w = first, first +
  * step, ...), both consumers reading the same stages: K-iteration `it` runs on across tiles, as
  * the producer counts it. Without a producer warpgroup (WS 0) thread 0 also issues the loads,
- * in program order between its wgmma. */
+ * in program order between its wgmma. A consumer needs its tile's coordinates only to store
+ * it: with HANDOFF it takes them from the producer after the K loop (consume_finish), so no
+ * integer division stands between the last wgmma of one tile and the first of the next. */
 template <int BF16, class CFG>
 static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, const kargs &a,
                                                             int c, int rank, int first, int step,
@@ -543,8 +561,8 @@ static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, 
     float acc[128]; /* (64,256) fp32: the wgmma D fragment, TV layout p9_tv_acc */
     int it = 0;
     for (int w = first; w < nwork; w += step) {
-        int tm, tn;
-        tile_coords<CFG>(a, w, rank, &tm, &tn);
+        int tm = 0, tn = 0;
+        if (!CFG::HANDOFF) tile_coords<CFG>(a, w, rank, &tm, &tn);
         if (!CFG::WS && threadIdx.x == 0) /* prologue: fill the ring */
             for (int kt = 0; kt < CFG::STAGES && kt < a.ktiles; ++kt)
                 produce(p, kt, kt, tm, tn, rank, tmA, tmB);
@@ -560,7 +578,15 @@ static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, 
                 refill < a.ktiles)
                 produce(p, refill, refill, tm, tn, rank, tmA, tmB);
         }
-        if (a.ktiles > 0) consume_finish(p, it - 1, acc);
+        if (a.ktiles > 0) {
+            const int2 t = consume_finish(p, it - 1, acc);
+            if (CFG::HANDOFF) { /* the producer's coordinates of this tile */
+                tm = t.x;
+                tn = t.y;
+            }
+        } else if (CFG::HANDOFF) { /* K = 0: no stage to read them from */
+            tile_coords<CFG>(a, w, rank, &tm, &tn);
+        }
         if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
         store_tile<BF16>(a, acc, tm * CFG::BLK_M + c * P9_WG_M, tn * P9_BLK_N, p, c, tmC);
     }
@@ -809,6 +835,7 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
     extern __shared__ uint8_t smem_raw[];
     pipe<CFG> p;
     p.base = (ptx_smem_u32(smem_raw) + 1023) & ~1023u;
+    p.tile = (int2 *)(smem_raw + (p.empty(CFG::STAGES) - ptx_smem_u32(smem_raw)));
     if (threadIdx.x == 0) {
         for (int s = 0; s < CFG::STAGES; ++s) {
             ptx_mbar_init(p.full(s), 1);
