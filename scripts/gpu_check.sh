@@ -34,7 +34,8 @@
 #             (about 1085 candidates, 1000 TFLOP of timed work: 1-2 min on an H200, 4 at most)
 #   versus    each pair of VERSUS ("lesson:variant=base_lesson:variant ...") timed in the same
 #             run, alternating new and base builds twice, at VERSUS_SIZES (default 2048^3,
-#             4096^3, 8192^3, 4095x4095x4096) in the lesson's default layouts and dtypes: the
+#             4096^3, 8192^3, 4095x4095x4096) in the lesson's default layouts and dtypes (or
+#             VERSUS_DTYPES, e.g. fp16,bf16): the
 #             base build is $BASE_BUILD/base_lesson/run (an older commit's `make all`); prints
 #             the median TFLOP/s of each and new/base                     -> $OUT/versus.txt
 # Full logs (and nvidia-smi, env) go to one archive, $OUT/logs_<steps>.tar.gz, so that a run
@@ -88,7 +89,7 @@ for s in $STEPS; do
                     args=(--check-only --layout all --dtype $dt --size $sizes --beta $beta --pad $pad)
                     # memcheck every variant; racecheck/synccheck (slow) the default variant
                     [ $tool != memcheck ] && args+=(--variant default)
-                    "$BUILD/$l/run" --list | grep -q " $dt" || continue
+                    "$BUILD/$l/run" --list | grep -qE "[ ,]$dt([ ,]|\$)" || continue
                     out=$(compute-sanitizer --tool $tool --error-exitcode 99 "$BUILD/$l/run" "${args[@]}" 2>&1); rc=$?
                     printf '\n### %s %s %s (exit %d)\n%s\n' "$tool" "$l" "${args[*]}" $rc "$out" >> "$LOGS/sanitize.log"
                     dt="$dt beta $beta pad $pad"
@@ -205,6 +206,7 @@ for s in $STEPS; do
         : > "$OUT/versus.txt"; bad=0
         BASE_BUILD=${BASE_BUILD:-.base}
         sizes=${VERSUS_SIZES:-2048x2048x2048,4096x4096x4096,8192x8192x8192,4095x4095x4096}
+        dts=${VERSUS_DTYPES:-}
         for pair in ${VERSUS:-}; do
             new=${pair%%=*}; base=${pair#*=}
             nb="$BUILD/${new%%:*}/run"; bb="$BASE_BUILD/${base%%:*}/run"
@@ -213,8 +215,8 @@ for s in $STEPS; do
             fi
             rm -f "$LOGS/v_new.csv" "$LOGS/v_base.csv"
             for rep in 1 2; do
-                "$nb" --variant "${new#*:}" --size "$sizes" --iters 20 --csv "$LOGS/v_new.csv" >> "$LOGS/versus.log" 2>&1 || bad=1
-                "$bb" --variant "${base#*:}" --size "$sizes" --iters 20 --csv "$LOGS/v_base.csv" >> "$LOGS/versus.log" 2>&1 || bad=1
+                "$nb" --variant "${new#*:}" --size "$sizes" ${dts:+--dtype "$dts"} --iters 20 --csv "$LOGS/v_new.csv" >> "$LOGS/versus.log" 2>&1 || bad=1
+                "$bb" --variant "${base#*:}" --size "$sizes" ${dts:+--dtype "$dts"} --iters 20 --csv "$LOGS/v_base.csv" >> "$LOGS/versus.log" 2>&1 || bad=1
             done
             python3 - "$LOGS/v_new.csv" "$LOGS/v_base.csv" "$new" "$base" <<'PY' | tee -a "$OUT/versus.txt"
 import csv, sys, statistics

@@ -283,13 +283,22 @@ static __device__ __forceinline__ void consume(const pipe<CFG> &p, int it, int s
 
 /* After a tile's last K tile (iteration it): wait for its group, release its stage (ring).
  * HANDOFF: returns the (tile_m, tile_n) the producer left in that stage's slot, read before
- * the release (after it the producer may refill the stage and its slot); else (0, 0). */
+ * the release (after it the producer may refill the stage and its slot); else (0, 0). Only
+ * lane 0 reads the slot, and the warp takes the values from it (__shfl_sync): lane 0 is the
+ * lane that releases the stage, so its read comes before its own arrive in program order.
+ * Had every lane read the slot, the other 31 reads would reach the producer's next write of
+ * the slot through a __syncwarp and lane 0's arrive, an order compute-sanitizer's racecheck
+ * does not follow (it reported them as races, runs 27-2 and 27-3). */
 template <class CFG>
 static __device__ __forceinline__ int2 consume_finish(const pipe<CFG> &p, int it, float *acc) {
     int2 t = make_int2(0, 0);
     if (CFG::STAGES > 1) {
         ptx_wgmma_wait<0>();
-        if (CFG::HANDOFF) t = p.tile[it % CFG::STAGES];
+        if (CFG::HANDOFF) {
+            if (threadIdx.x % 32 == 0) t = p.tile[it % CFG::STAGES];
+            t.x = __shfl_sync(0xffffffffu, t.x, 0);
+            t.y = __shfl_sync(0xffffffffu, t.y, 0);
+        }
         release(p, it % CFG::STAGES);
     }
 #pragma unroll
@@ -578,14 +587,10 @@ static __device__ __forceinline__ void consumer_cooperative(const pipe<CFG> &p, 
                 refill < a.ktiles)
                 produce(p, refill, refill, tm, tn, rank, tmA, tmB);
         }
-        if (a.ktiles > 0) {
-            const int2 t = consume_finish(p, it - 1, acc);
-            if (CFG::HANDOFF) { /* the producer's coordinates of this tile */
-                tm = t.x;
-                tn = t.y;
-            }
-        } else if (CFG::HANDOFF) { /* K = 0: no stage to read them from */
-            tile_coords<CFG>(a, w, rank, &tm, &tn);
+        const int2 t = consume_finish(p, it - 1, acc); /* K >= 1 (check_all) */
+        if (CFG::HANDOFF) { /* the producer's coordinates of this tile */
+            tm = t.x;
+            tn = t.y;
         }
         if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
         store_tile<BF16>(a, acc, tm * CFG::BLK_M + c * P9_WG_M, tn * P9_BLK_N, p, c, tmC);
@@ -1055,7 +1060,8 @@ LAUNCH(ws_overlap_epi)
 #undef LAUNCH
 
 /* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
- * capability 9.0 only), the whole smem of the largest variant, tile counts in an int, and
+ * capability 9.0 only), the whole smem of the largest variant, K >= 1 (the consumers finish
+ * every tile on its last K tile; the harness's extents start at 1), tile counts in an int, and
  * what the TMA loads need: operands K-major (TN), lda and ldb multiples of 8 elements (16-byte
  * row strides), A and B 16-byte aligned. C may have any ldc and alignment (the stores fall
  * back from TMA to 4-byte and 2-byte stores). */
@@ -1084,6 +1090,8 @@ static const char *check_all(const gemm_problem *p) {
         return "TMA + wgmma here read K-major operands only (layout TN): use lesson 08";
     if (p->lda % 8 || p->ldb % 8 || ((uintptr_t)p->A & 15) || ((uintptr_t)p->B & 15))
         return "TMA needs lda, ldb multiples of 8 elements and A, B 16-byte aligned: use lesson 08";
+    if (p->k < 1) /* every tile has a K tile: consume_finish, the zeroing first wgmma */
+        return "K = 0 is not a product: C = beta * C needs no GEMM";
     if ((long long)((p->m + 63) / 64) * ((p->n + 255) / 256) > 2147483647LL)
         return "M*N too large: more than 2^31-1 CTA tiles";
     return NULL;
