@@ -809,9 +809,10 @@ static __device__ __forceinline__ void consumer_pingpong(const pipe<CFG> &p, con
         if (p9_pp_waits_turn(j)) ptx_bar_sync(BAR_TURN + c, 256);
         for (int kt = 0; kt < a.ktiles; ++kt) consume<BF16>(p, it0 + kt, 0, acc, kt > 0);
         if (p9_pp_hands_turn(j, n)) ptx_bar_arrive(BAR_TURN + (1 - c), 256);
-        /* the last group: waited for even when there was none (K = 0); with the wait under
-         * `if (ktiles > 0)`, as consume_finish has it, ptxas adds a wait of its own on a path
-         * it takes for divergent and then serializes every wgmma (its warning C7518) */
+        /* the last group: waited for unconditionally; with the wait under `if (ktiles > 0)`
+         * (as consumer_cooperative had its consume_finish before K >= 1 became check_all's
+         * precondition), ptxas adds a wait of its own on a path it takes for divergent and
+         * then serializes every wgmma (its warning C7518) */
         ptx_wgmma_wait<0>();
         if (a.ktiles > 0) release(p, (it0 + a.ktiles - 1) % CFG::STAGES);
 #pragma unroll
