@@ -35,8 +35,8 @@
 #   versus    each pair of VERSUS ("lesson:variant=base_lesson:variant ...") timed in the same
 #             run, alternating new and base builds twice, at VERSUS_SIZES (default 2048^3,
 #             4096^3, 8192^3, 4095x4095x4096) in the lesson's default layouts and dtypes (or
-#             VERSUS_DTYPES, e.g. fp16,bf16): the
-#             base build is $BASE_BUILD/base_lesson/run (an older commit's `make all`); prints
+#             VERSUS_DTYPES, e.g. fp16,bf16): the base build is $BASE_BUILD/base_lesson/run
+#             (an older commit's `make all`); prints
 #             the median TFLOP/s of each and new/base                     -> $OUT/versus.txt
 # Full logs (and nvidia-smi, env) go to one archive, $OUT/logs_<steps>.tar.gz, so that a run
 # leaves few files to copy back.

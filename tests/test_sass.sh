@@ -113,8 +113,8 @@ for l in "$@"; do
     fi
     # lesson 09: ptxas serializes every wgmma of a kernel when it must insert waits of its own
     # (C7518) or cannot prove a read of the accumulators safe (C7511, C7514: step 12's halves);
-    # no kernel of any step may carry it (steps 2 and 3 did, and ran 1.45x and 1.15x slower
-    # for it: lessons/09_wgmma/README.md, section 7)
+    # no kernel of any step may carry it (steps 2 and 3 did, and ran 1.35-1.57x and
+    # 1.07-1.16x slower for it: lessons/09_wgmma/README.md, section 7)
     if [ "$num" -ge 9 ]; then
         ser='wgmma.mma_async instructions are serialized'
         if grep "$ser" "$BUILD/$l/ptxas.txt" >/dev/null; then
