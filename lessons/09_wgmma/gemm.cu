@@ -814,7 +814,7 @@ static __device__ __forceinline__ void consumer_pingpong(const pipe<CFG> &p, con
          * precondition), ptxas adds a wait of its own on a path it takes for divergent and
          * then serializes every wgmma (its warning C7518) */
         ptx_wgmma_wait<0>();
-        if (a.ktiles > 0) release(p, (it0 + a.ktiles - 1) % CFG::STAGES);
+        release(p, (it0 + a.ktiles - 1) % CFG::STAGES); /* K >= 1: check_all's precondition */
 #pragma unroll
         for (int v = 0; v < 128; ++v) ptx_wgmma_fence_operand(acc[v]);
         if (tm >= a.tiles_m) continue; /* a cluster's CTA below the matrix */
