@@ -158,13 +158,15 @@ Test(smem_tile, k_slices_by_32_bytes) {
             }
 }
 
-static void check_raster(int tiles_m, int tiles_n, int group) {
+typedef void (*raster_fn)(int tile, int tiles_m, int tiles_n, int group, int *tm, int *tn);
+
+static void check_raster(raster_fn raster, int tiles_m, int tiles_n, int group) {
     const int n = tiles_m * tiles_n;
     char *seen = calloc((size_t)n, 1);
     cr_assert(seen);
     for (int tile = 0; tile < n; ++tile) {
         int tm, tn;
-        p9_raster(tile, tiles_m, tiles_n, group, &tm, &tn);
+        raster(tile, tiles_m, tiles_n, group, &tm, &tn);
         cr_assert(tm >= 0 && tm < tiles_m && tn >= 0 && tn < tiles_n,
                   "%dx%d group %d: tile %d -> (%d,%d)", tiles_m, tiles_n, group, tile, tm, tn);
         cr_assert_eq(seen[tm * tiles_n + tn], 0);
@@ -177,7 +179,10 @@ Test(raster, bijection) {
     const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {32, 16}, {33, 17}, {5, 3}, {64, 64}, {9, 100}};
     const int groups[] = {1, 2, 3, 8, 16, 100};
     for (int i = 0; i < 8; ++i)
-        for (int g = 0; g < 6; ++g) check_raster(sizes[i][0], sizes[i][1], groups[g]);
+        for (int g = 0; g < 6; ++g) {
+            check_raster(p9_raster, sizes[i][0], sizes[i][1], groups[g]);
+            check_raster(p9_raster_serpentine, sizes[i][0], sizes[i][1], groups[g]);
+        }
 }
 
 Test(raster, groups_walk_down_then_across) {
@@ -196,6 +201,93 @@ Test(raster, groups_walk_down_then_across) {
     cr_assert(tm == 4 && tn == 0);
     p9_raster(4 * 7 + 6, 5, 7, 4, &tm, &tn);
     cr_assert(tm == 4 && tn == 6);
+}
+
+/* Step 13: even groups are p9_raster's, odd groups its mirror image along N, and each group
+ * starts on the column where the one before it ended. */
+Test(raster, serpentine_groups_meet_on_a_column) {
+    const int sizes[][2] = {{16, 16}, {33, 17}, {5, 3}, {9, 1}, {64, 7}};
+    const int groups[] = {1, 2, 3, 8};
+    for (int i = 0; i < 5; ++i)
+        for (int gi = 0; gi < 4; ++gi) {
+            const int tiles_m = sizes[i][0], tiles_n = sizes[i][1], group = groups[gi];
+            const int per_group = group * tiles_n;
+            for (int tile = 0; tile < tiles_m * tiles_n; ++tile) {
+                int tm, tn, pm, pn;
+                p9_raster_serpentine(tile, tiles_m, tiles_n, group, &tm, &tn);
+                p9_raster(tile, tiles_m, tiles_n, group, &pm, &pn);
+                const int odd = (tile / per_group) & 1;
+                cr_assert(tm == pm && tn == (odd ? tiles_n - 1 - pn : pn),
+                          "%dx%d group %d tile %d: (%d,%d), raster (%d,%d)", tiles_m, tiles_n,
+                          group, tile, tm, tn, pm, pn);
+                if (tile % per_group == 0 && tile > 0) { /* a group's first tile */
+                    int qm, qn;
+                    p9_raster_serpentine(tile - 1, tiles_m, tiles_n, group, &qm, &qn);
+                    cr_assert_eq(tn, qn,
+                                 "%dx%d group %d: group %d starts on column %d, the "
+                                 "group before ended on %d",
+                                 tiles_m, tiles_n, group, tile / per_group, tn, qn);
+                }
+            }
+        }
+    /* 4096^3 in clusters of 2: 16 cluster rows, 16 columns, groups of 8 */
+    int tm, tn;
+    p9_raster_serpentine(127, 16, 16, 8, &tm, &tn); /* round 2's last item */
+    cr_assert(tm == 7 && tn == 15, "(%d,%d)", tm, tn);
+    p9_raster_serpentine(128, 16, 16, 8, &tm, &tn); /* round 3's first */
+    cr_assert(tm == 8 && tn == 15, "(%d,%d)", tm, tn);
+    p9_raster_serpentine(255, 16, 16, 8, &tm, &tn);
+    cr_assert(tm == 15 && tn == 0, "(%d,%d)", tm, tn);
+}
+
+/* Step 13's K order: a permutation of the K tiles for every work item, the identity without
+ * `reverse`, and with it every item starts on the K tile the item before it loaded last. */
+Test(k_order, permutation_that_starts_where_the_last_item_ended) {
+    const int ktiles_list[] = {1, 2, 3, 64, 1025};
+    for (int i = 0; i < 5; ++i) {
+        const int kt_n = ktiles_list[i];
+        for (int j = 0; j < 6; ++j) {
+            char seen[1025] = {0};
+            for (int kt = 0; kt < kt_n; ++kt) {
+                const int k = p9_k_tile(j, kt, kt_n, 1);
+                cr_assert(k >= 0 && k < kt_n && !seen[k], "ktiles %d item %d: step %d -> %d", kt_n,
+                          j, kt, k);
+                seen[k] = 1;
+                cr_assert_eq(p9_k_tile(j, kt, kt_n, 0), kt);
+            }
+            if (j > 0) cr_assert_eq(p9_k_tile(j, 0, kt_n, 1), p9_k_tile(j - 1, kt_n - 1, kt_n, 1));
+        }
+    }
+    cr_assert_eq(p9_k_tile(0, 0, 64, 1), 0);
+    cr_assert_eq(p9_k_tile(1, 0, 64, 1), 63);
+    cr_assert_eq(p9_k_tile(2, 5, 64, 1), 5);
+}
+
+/* The persistent walk of step 13 (clusters b, +clusters, ...; p9_cluster_tile with the
+ * serpentine raster) covers every tile once. */
+Test(raster, serpentine_clusters_cover_every_tile_once) {
+    const int sizes[][2] = {{32, 16}, {63, 16}, {1, 1}, {7, 1}, {61, 3}, {33, 17}};
+    const int clusters_list[] = {1, 3, 64, 66, 200};
+    for (int i = 0; i < 6; ++i)
+        for (int cl = 1; cl <= 2; ++cl)
+            for (int g = 0; g < 5; ++g) {
+                const int tiles_m = sizes[i][0], tiles_n = sizes[i][1];
+                const int rows = (tiles_m + cl - 1) / cl, nwork = rows * tiles_n;
+                int *hits = calloc((size_t)tiles_m * tiles_n, sizeof *hits);
+                cr_assert(hits);
+                for (int b = 0; b < clusters_list[g]; ++b)
+                    for (int rank = 0; rank < cl; ++rank)
+                        for (int w = b; w < nwork; w += clusters_list[g]) {
+                            int tm, tn;
+                            p9_cluster_tile(w, rank, cl, tiles_m, tiles_n, 8, 1, &tm, &tn);
+                            cr_assert(tn >= 0 && tn < tiles_n && tm >= 0 && tm < rows * cl);
+                            if (tm < tiles_m) hits[tm * tiles_n + tn]++;
+                        }
+                for (int t = 0; t < tiles_m * tiles_n; ++t)
+                    cr_assert_eq(hits[t], 1, "%dx%d tiles, cluster %d: tile %d %d times", tiles_m,
+                                 tiles_n, cl, t, hits[t]);
+                free(hits);
+            }
 }
 
 /* ---- ping-pong tile assignment ---------------------------------------------------------- */
@@ -222,8 +314,8 @@ static int check_pp_tiles(int tiles_m, int tiles_n, int cluster, int clusters, i
                     item_seen[j] = 1;
                     count[c]++;
                     int tm, tn;
-                    p9_cluster_tile(b + j * clusters, rank, cluster, tiles_m, tiles_n, group, &tm,
-                                    &tn);
+                    p9_cluster_tile(b + j * clusters, rank, cluster, tiles_m, tiles_n, group, 0,
+                                    &tm, &tn);
                     cr_assert(tn >= 0 && tn < tiles_n && tm >= 0 && tm < rows * cluster);
                     if (tm >= tiles_m) { /* only a higher rank below an odd last cluster row */
                         cr_assert(rank > 0 && tiles_m % cluster != 0);

@@ -34,8 +34,7 @@
  *                     goes to smem by stmatrix, in four (64,64) chunks through two staging
  *                     boxes (the TMA store of one chunk overlaps the writes of the next),
  *                     each warp storing the 16 rows it wrote (no barrier between warps), and
- *                     the first wgmma of a tile zeroes the accumulators (scale-d = 0)
- *                     (the default).
+ *                     the first wgmma of a tile zeroes the accumulators (scale-d = 0).
  *   ws_streamk        + stream-K: the K iterations of the last full wave and the remainder
  *                     are split evenly over the clusters; a tile cut in pieces is finished
  *                     by the cluster holding its first K tile, which adds the others' fp32
@@ -47,6 +46,10 @@
  *                     K tile is multiplied as two column halves (m64n128k16, one commit group
  *                     each), and each half of a tile is stored while the other half's wgmma
  *                     run (the last K tile's half 1, then the next tile's first half 0).
+ *   ws_l2_order       ws_stmatrix_epi with each round of tiles started on what the round
+ *                     before left in L2: odd raster groups walk the tile columns backwards
+ *                     (a serpentine) and a CTA's odd work items load their K tiles backwards
+ *                     (the default).
  * Accumulation is fp32. Any M, N, K: K tails and rows past M or N come as TMA zero fill; C is
  * stored with clipped TMA stores, or from the registers with predication when ldc or C's
  * alignment rule TMA out.
@@ -58,7 +61,7 @@
  *   16-byte row strides and base addresses (harness `align` = 8). Lesson 08 handles the rest.
  *
  * Build and run:   make lesson09 && ./run
- *                  ./run --variant ws_stmatrix_epi --dtype bf16 --size 4096x4096x4096
+ *                  ./run --variant ws_l2_order --dtype bf16 --size 4096x4096x4096
  * The tensor maps come from the driver API function cuTensorMapEncodeTiled, reached through
  * the runtime's cudaGetDriverEntryPointByVersion (no link against libcuda).
  *
@@ -130,6 +133,9 @@ enum {
  * EPI_BUFS   staging boxes per consumer for EPI_TMA 2: 2 (step 9), or 4, one per chunk (11).
  * OVERLAP    1: each tile's two column halves leave under the other half's wgmma (step 12,
  *               consumer_overlap; needs step 9's persistent CTAs, ring and two boxes).
+ * ORDER      1: the L2-aware order of step 13: the serpentine raster (plan.h,
+ *               p9_raster_serpentine) and odd work items loading K backwards (p9_k_tile); the
+ *               producer alone walks K, so only it and the tile coordinates change.
  * HANDOFF    (derived: steps 9 and 11) the producer leaves each tile's (tile_m, tile_n) with
  *            every stage it fills, and the consumers read them from their tile's last stage
  *            instead of computing them (two integer divisions) between two tiles' wgmma.
@@ -149,7 +155,8 @@ enum {
  *             the cluster, once the wgmma that read the stage have finished (a multicast
  *             writes the stage in all CTAs, so all of them must have released it) */
 template <int CONSUMERS_, int STAGES_, int WS_, int PERSIST_, int EPI_TMA_, int CLUSTER_,
-          int PINGPONG_ = 0, int SK_ = 0, int EPI_BUFS_ = P9_EPI_BUFS, int OVERLAP_ = 0>
+          int PINGPONG_ = 0, int SK_ = 0, int EPI_BUFS_ = P9_EPI_BUFS, int OVERLAP_ = 0,
+          int ORDER_ = 0>
 struct cfg {
     static const int CONSUMERS = CONSUMERS_, STAGES = STAGES_, WS = WS_, PERSIST = PERSIST_;
     static const int EPI_TMA = EPI_TMA_, CLUSTER = CLUSTER_, PINGPONG = PINGPONG_, SK = SK_;
@@ -162,6 +169,7 @@ struct cfg {
     static const int STAGE_BYTES = A_BYTES + B_BYTES;
     static const int EPI_BUFS = EPI_BUFS_;                    /* staging boxes (EPI_TMA 2) */
     static const int OVERLAP = OVERLAP_;                      /* step 12: halves overlapped */
+    static const int ORDER = ORDER_;                          /* step 13: L2-aware order */
     static const int HANDOFF = WS && STAGES > 1 && EPI_TMA == 2 && !OVERLAP; /* tile slots */
     /* one C staging tile per consumer: 16 KiB (steps 6-10 and 12: two (64,128) halves or two
      * boxes), or 32 KiB for step 11's four boxes */
@@ -177,6 +185,8 @@ struct cfg {
     static_assert(!OVERLAP || (PERSIST && !PINGPONG && !SK && EPI_TMA == 2 && STAGES > 1 &&
                                EPI_BUFS == P9_EPI_BUFS),
                   "overlapped halves: step 9's persistent CTAs, ring and two staging boxes");
+    static_assert(!ORDER || (PERSIST && !PINGPONG && !SK),
+                  "the L2-aware order: persistent CTAs walking whole tiles in one producer loop");
     static_assert(SMEM <= 227 * 1024, "a CTA may have 227 KiB of shared memory");
 };
 
@@ -203,7 +213,7 @@ template <class CFG> struct pipe {
 template <class CFG>
 static __device__ __forceinline__ void tile_coords(const kargs &a, int w, int rank, int *tm,
                                                    int *tn) {
-    p9_cluster_tile(w, rank, CFG::CLUSTER, a.tiles_m, a.tiles_n, a.group, tm, tn);
+    p9_cluster_tile(w, rank, CFG::CLUSTER, a.tiles_m, a.tiles_n, a.group, CFG::ORDER, tm, tn);
 }
 
 /* ---- producer: one thread issues the TMA loads -------------------------------------------
@@ -861,12 +871,13 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
     if (CFG::WS && wg == 0) { /* the producer warpgroup: one thread issues every load */
         ptx_setmaxnreg_dec<40>();
         if (threadIdx.x == 0 && !CFG::SK) {
-            int it = 0;
-            for (int w = first; w < nwork; w += step) {
+            int it = 0, j = 0; /* j: the CTA's work items so far */
+            for (int w = first; w < nwork; w += step, ++j) {
                 int tm, tn;
                 tile_coords<CFG>(a, w, rank, &tm, &tn);
                 for (int kt = 0; kt < a.ktiles; ++kt, ++it)
-                    produce(p, it, kt, tm, tn, rank, &tmA, &tmB);
+                    produce(p, it, p9_k_tile(j, kt, a.ktiles, CFG::ORDER), tm, tn, rank, &tmA,
+                            &tmB);
             }
         } else if (threadIdx.x == 0) { /* step 10: the cluster's segments (plan.h, p9_walk) */
             const p9_sk sk = a.sk;
@@ -1042,6 +1053,8 @@ typedef cfg<2, 4, 1, 1, 2, 2, 0, 1> cfg_ws_streamk;
 typedef cfg<2, 3, 1, 1, 2, 2, 0, 0, P9_EPI_CHUNKS> cfg_ws_slab_epi;
 /* step 12: step 9 with each tile's two column halves stored under the other half's wgmma */
 typedef cfg<2, 4, 1, 1, 2, 2, 0, 0, P9_EPI_BUFS, 1> cfg_ws_overlap_epi;
+/* step 13: step 9 in the L2-aware order (serpentine raster, odd items' K backwards) */
+typedef cfg<2, 4, 1, 1, 2, 2, 0, 0, P9_EPI_BUFS, 0, 1> cfg_ws_l2_order;
 #define LAUNCH(name)                                                                   \
     static cudaError_t launch_##name(const gemm_problem *p, cudaStream_t s) {          \
         return launch_cfg<cfg_##name>(p, s);                                           \
@@ -1058,6 +1071,7 @@ LAUNCH(ws_stmatrix_epi)
 LAUNCH(ws_streamk)
 LAUNCH(ws_slab_epi)
 LAUNCH(ws_overlap_epi)
+LAUNCH(ws_l2_order)
 #undef LAUNCH
 
 /* What every variant needs before launch: a Hopper GPU (the sm_90a code runs on compute
@@ -1102,6 +1116,7 @@ static const char *check_all(const gemm_problem *p) {
 #define V(name, sum) {#name, sum, DT_HALVES, GEMM_LAYOUT_BIT(GEMM_TN), 1, check_all, launch_##name}
 
 static const gemm_variant variants[] = {
+    V(ws_l2_order, "ws_stmatrix_epi in an L2-aware order: serpentine raster, odd work items walk K backwards"),
     V(ws_stmatrix_epi, "ws_cluster2 with a stmatrix epilogue in 4 chunks through 2 staging boxes, acc zeroed by wgmma"),
     V(ws_cluster2, "ws_persistent_tma_store in clusters of 2 CTAs sharing B by TMA multicast"),
     V(1wg_1stage, "1 warpgroup, 64x256x64 tile, one smem stage: TMA load, mbarrier wait, wgmma"),

@@ -101,16 +101,43 @@ LAY_HD static inline void p9_raster(int tile, int tiles_m, int tiles_n, int grou
     *tn = r / rows;
 }
 
+/* Step 13's serpentine raster: p9_raster with every odd group walking the columns backwards,
+ * from tile column tiles_n - 1 to 0. Group g then ends on the column where group g + 1 starts:
+ * 4096^3 on 64 clusters of 2 runs group 0's columns 0-7 in round 1 and 8-15 in round 2; round 3
+ * starts group 1 on columns 15-8, the B panels round 2 has just read, where plain p9_raster
+ * would start it on columns 0-7, read two rounds before. A bijection for any group >= 1 (tested
+ * on the CPU). */
+LAY_HD static inline void p9_raster_serpentine(int tile, int tiles_m, int tiles_n, int group,
+                                              int *tm, int *tn) {
+    p9_raster(tile, tiles_m, tiles_n, group, tm, tn);
+    if ((tile / (group * tiles_n)) & 1) *tn = tiles_n - 1 - *tn;
+}
+
 /* Work item `w` -> its tile (tile_m, tile_n) for CTA `rank` of a cluster of `cluster` CTAs
- * along M. The raster (p9_raster, groups of `group` cluster rows) runs over cluster rows of
- * `cluster` tile rows each; the CTAs of a cluster take the tile rows rank 0, 1, ... of one
- * cluster row (they need the same B tile). With tiles_m not a multiple of `cluster`, the
- * last cluster row's higher ranks get a tile_m >= tiles_m: such a CTA stores nothing. */
+ * along M. The raster (p9_raster, or p9_raster_serpentine when `serpentine`; groups of `group`
+ * cluster rows) runs over cluster rows of `cluster` tile rows each; the CTAs of a cluster take
+ * the tile rows rank 0, 1, ... of one cluster row (they need the same B tile). With tiles_m not
+ * a multiple of `cluster`, the last cluster row's higher ranks get a tile_m >= tiles_m: such a
+ * CTA stores nothing. */
 LAY_HD static inline void p9_cluster_tile(int w, int rank, int cluster, int tiles_m, int tiles_n,
-                                         int group, int *tm, int *tn) {
+                                         int group, int serpentine, int *tm, int *tn) {
     const int rows = (tiles_m + cluster - 1) / cluster;
-    p9_raster(w, rows, tiles_n, group, tm, tn);
+    if (serpentine)
+        p9_raster_serpentine(w, rows, tiles_n, group, tm, tn);
+    else
+        p9_raster(w, rows, tiles_n, group, tm, tn);
     *tm = *tm * cluster + rank;
+}
+
+/* Step 13's K order: the K tile (0 .. ktiles - 1) that the kt-th load of a CTA's j-th work item
+ * (j = 0, 1, ... in the CTA's own sequence) reads. With `reverse`, odd items walk K backwards:
+ * every item after the first starts on the K columns that the round before, all CTAs roughly
+ * in step, loaded last, the ones most likely still in L2 (the next round of a raster group
+ * reads the same A panels, and with the serpentine raster the same B panels). A permutation of
+ * 0 .. ktiles - 1 for every j (tested on the CPU); without `reverse` the identity. The order of
+ * the K tiles changes only the order of the fp32 additions. */
+LAY_HD static inline int p9_k_tile(int j, int kt, int ktiles, int reverse) {
+    return reverse && (j & 1) ? ktiles - 1 - kt : kt;
 }
 
 /* The number of work items a persistent CTA (cluster) walks: w = first, first + step, ...
