@@ -103,7 +103,7 @@ typedef struct kargs {
 enum {
     BAR_EPI = 1, /* + c: consumer c's 128 threads around its C staging tile in epilogue_tma
                   * (steps 6-8) and around the stream-K flags (sk_raise, sk_add); the stmatrix
-                  * epilogue (steps 9-12) meets per warp (__syncwarp) */
+                  * epilogue (steps 9-13) meets per warp (__syncwarp) */
     BAR_TURN = 3 /* + c: ping-pong, consumer c's turn to run its main loop (256 threads: c syncs,
                   * the other consumer arrives) */
 };
@@ -136,7 +136,7 @@ enum {
  * ORDER      1: the L2-aware order of step 13: the serpentine raster (plan.h,
  *               p9_raster_serpentine) and odd work items loading K backwards (p9_k_tile); the
  *               producer alone walks K, so only it and the tile coordinates change.
- * HANDOFF    (derived: steps 9 and 11) the producer leaves each tile's (tile_m, tile_n) with
+ * HANDOFF    (derived: steps 9, 11 and 13) the producer leaves each tile's (tile_m, tile_n) with
  *            every stage it fills, and the consumers read them from their tile's last stage
  *            instead of computing them (two integer divisions) between two tiles' wgmma.
  *            Not in step 12: its fallback to consumer_cooperative would then make ptxas
@@ -520,7 +520,7 @@ static __device__ __forceinline__ void stage_chunk(const kargs &a, const float *
 
 /* Stores chunks Q0 .. Q0+NQ-1 (columns 64*Q0 ..) of the warpgroup's (64,256) tile at (m0, n0)
  * through BUFS staging boxes of 8 KiB at `stage`, by plan.h's protocol (p9_epi_buf,
- * p9_epi_waits_before): the whole tile in steps 9 and 11, one half in step 12. ALPHA1 1:
+ * p9_epi_waits_before): the whole tile in steps 9, 11 and 13, one half in step 12. ALPHA1 1:
  * alpha == 1 and beta == 0 (the caller checks), no multiply. */
 template <int BF16, int BUFS, int Q0 = 0, int NQ = P9_EPI_CHUNKS, int ALPHA1 = 0>
 static __device__ __forceinline__ void epilogue_stsm(const kargs &a, const float *acc, int m0,
@@ -902,7 +902,7 @@ __global__ void __launch_bounds__(CFG::THREADS, 1)
         else
             consumer_cooperative<BF16>(p, a, c, rank, first, step, nwork, &tmA, &tmB, &tmC);
         /* bulk groups are per thread: lane 0 of every consumer warp issued its own stores in
-         * steps 9-12; in steps 6-8 only thread 0 of a warpgroup has any (the rest return) */
+         * steps 9-13; in steps 6-8 only thread 0 of a warpgroup has any (the rest return) */
         if (CFG::EPI_TMA && a.c_tma && threadIdx.x % 32 == 0) ptx_tma_store_wait0();
     }
     /* no CTA leaves while another of its cluster may still arrive on its barriers */
