@@ -24,6 +24,11 @@ GENCODE   := $(foreach a,$(ARCH),-gencode arch=compute_$(a),code=sm_$(a))
 CFLAGS_C  := -std=c11 -O2 -Wall -Wextra -pedantic -Icommon -I$(CUDA_HOME)/include
 NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Icommon -Xcompiler -Wall,-Wextra \
              -Xptxas -warn-spills,-warn-lmem-usage
+# nvcc -split-compile 0: the device optimizer (cicc) and ptxas share out one file's kernels
+# among threads, one per CPU. It can change the machine code (with nvcc 13.0 it did for
+# lessons 05, 07 and 08), so a lesson's lesson.mk adds it only where cuobjdump -sass shows the
+# same code with and without it (notes/perf.md, "Build times"). Empty where nvcc lacks it.
+SPLIT_COMPILE := $(shell $(NVCC) --help 2>/dev/null | grep -q -e '--split-compile ' && echo -split-compile 0)
 LDLIBS    := -L$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart
 
 # Every folder lessons/NN_name with a gemm.cu is a lesson.
