@@ -10,6 +10,8 @@ OUT = ARG2
 load ARG1 . ".meta.gp"
 W = width
 H = height
+# the provenance line's baseline: 1.2% of the height, at least 10 pixels (short charts)
+stamp_y = (10.0 / H > 0.012 ? 10.0 / H : 0.012)
 load system("dirname '" . ARG0 . "'") . "/common.gp"
 unset label 99
 set grid noytics xtics mxtics lc rgb "#e5e5e5"
@@ -43,7 +45,7 @@ do for [term = 1:2] {
             set arrow j from r, graph 0 to r, graph 1 nohead dt 2 lw 2 lc rgb value(sprintf("%srefc%d", pre, j)) back
         }
         if (nref + nkey > 0) { set key top right opaque box samplen 4 spacing 1.1 font ",10" width 1 } else { unset key }
-        if (i == npanels) { set label 99 stamp at screen 0.99, 0.012 right font ",9" tc rgb "#555555" } else { unset label 99 }
+        if (i == npanels) { set label 99 stamp at screen 0.99, stamp_y right font ",9" tc rgb "#555555" } else { unset label 99 }
         # the key's entries: one per cuBLAS line, one per colour (an empty loop would still
         # evaluate its title, so only existing entries are named)
         keys = ""

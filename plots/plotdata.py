@@ -796,6 +796,7 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None, epilog
         layout = lesson_layout(rows, lesson)
         srows = []
         bdts = set()
+        used = []  # the rows drawn: the chart's own provenance line
         for s in (x for x in steps if x["lesson"] == lesson):
             bars = []
             for d in DTYPES:
@@ -803,6 +804,7 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None, epilog
                 if r and timed_pass(r):
                     bars.append((r["tflops"], DT_COLOR[d], bar_text(r)))
                     bdts.add(d)
+                    used.append(r)
             if bars:
                 name = s["variant"] + (" (default)" if s["default"] else "")
                 label = s["desc"] if s["desc"] and s["desc"] != s["variant"] else None
@@ -812,7 +814,8 @@ def reduce_all(bench_csv, probe_csv, datdir, defaults=None, journey=None, epilog
         bdts = [d for d in DTYPES if d in bdts]
         hbar_chart(datdir, "steps_" + lesson, "%s: every variant at %s %s, in learning order "
                    "(labels: TFLOP/s and %% of cuBLAS in the same run)" % (lesson, size_txt, layout),
-                   st, [{"title": "", "xlabel": "TFLOP/s", "log": False, "rows": srows,
+                   stamp(used), [{"title": "", "xlabel": "TFLOP/s", "log": False, "rows": srows,
+                                  "fit_key": True,
                          "refs": [r for r in (ref_line(d, layout) for d in bdts) if r],
                          "keys": [(d, DT_COLOR[d]) for d in bdts] if len(bdts) > 1 else []}])
         charts.append(("hbars", "steps_" + lesson))

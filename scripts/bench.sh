@@ -18,6 +18,9 @@
 # $PROBE_CSV (default <same>_probe.csv), and next to it $EPI_CSV (<same>_epilogue.csv, the
 # lesson 07 part) and $SHAPES_CSV (<same>_shapes.csv, the lesson 08 part), kept apart so that
 # their rows do not mix with the sweep's rows of the same lesson, variant and size.
+# A run replaces only what it measured: the rows of the lessons it was given (other lessons'
+# rows in $BENCH_CSV stay), the probe CSV, and the epilogue and shapes CSVs when 07 and 08 are
+# among the lessons; so `bash scripts/bench.sh 09_wgmma` redoes lesson 09's rows alone.
 # Fits in one device call: an estimated 5 min on an H200 (the sweeps and steps took about
 # 2.5 min in earlier runs; the epilogue part, 30 cases, and the shape suite, 94 cases, add an
 # estimated 40 s and 75 s, mostly the checks of the large cases; each part prints its time).
@@ -30,8 +33,12 @@ CSV=${BENCH_CSV:-plots/data/$dev.csv}
 PROBE_CSV=${PROBE_CSV:-${CSV%.csv}_probe.csv}
 EPI_CSV=${EPI_CSV:-${CSV%.csv}_epilogue.csv}
 SHAPES_CSV=${SHAPES_CSV:-${CSV%.csv}_shapes.csv}
+# have LESSON ARGS...: whether LESSON is among ARGS (the lessons being benched)
+have() { local l=$1; shift; case " $* " in *" $l "*) return 0 ;; esac; return 1; }
 mkdir -p "$(dirname "$CSV")"
-rm -f "$CSV" "$PROBE_CSV" "$EPI_CSV" "$SHAPES_CSV"
+NEW_CSV=$CSV.new; rm -f "$NEW_CSV" "$PROBE_CSV"
+have 07_epilogue "$@" && rm -f "$EPI_CSV"
+have 08_dispatch "$@" && rm -f "$SHAPES_CSV"
 "$BUILD/tools/probe" --csv "$PROBE_CSV" || exit 3
 status=0
 n=$#; i=0; t0=$(date +%s)
@@ -41,14 +48,22 @@ for l in "$@"; do
     # the naive lessons time fewer runs (a 8192^3 naive GEMM takes seconds)
     iters=10; [ $((10#${l%%_*})) -le 2 ] && iters=3
     echo "[$i/$n] $l: the default variant over the sweep, other variants at 4096^3 ($(( $(date +%s) - t0 )) s so far)" >&2
-    "$run" --variant default --sweep bench --dtype all --iters $iters --warmup 1 --csv "$CSV" || status=1
+    "$run" --variant default --sweep bench --dtype all --iters $iters --warmup 1 --csv "$NEW_CSV" || status=1
     for v in $("$run" --list | awk 'NR>2 {print $1}'); do
-        "$run" --variant "$v" --size 4096x4096x4096 --dtype all --iters $iters --warmup 1 --csv "$CSV" || status=1
+        "$run" --variant "$v" --size 4096x4096x4096 --dtype all --iters $iters --warmup 1 --csv "$NEW_CSV" || status=1
     done
 done
 echo "bench: the sweeps and steps took $(( $(date +%s) - t0 )) s" >&2
-# have LESSON ARGS...: whether LESSON is among ARGS (the lessons being benched)
-have() { local l=$1; shift; case " $* " in *" $l "*) return 0 ;; esac; return 1; }
+# $CSV: the rows of the lessons not benched now (column 1 is the lesson), then the new rows;
+# an old file with another header (columns changed since) keeps none of its rows
+if [ -s "$NEW_CSV" ]; then
+    [ -s "$CSV" ] && [ "$(head -n 1 "$CSV")" != "$(head -n 1 "$NEW_CSV")" ] && {
+        echo "bench: $CSV has other columns; its other lessons' rows are dropped" >&2; rm -f "$CSV"; }
+    { [ -s "$CSV" ] && awk -F, -v now=" $* " 'NR > 1 && index(now, " " $1 " ") == 0' "$CSV"
+      tail -n +2 "$NEW_CSV"; } > "$NEW_CSV.rows"
+    { head -n 1 "$NEW_CSV"; cat "$NEW_CSV.rows"; } > "$CSV"
+    rm -f "$NEW_CSV" "$NEW_CSV.rows"
+fi
 wrote="$CSV and $PROBE_CSV"
 
 # lesson 07: plain, fused bias, fused bias+GELU against cuBLASLt fused and cuBLAS + a separate
