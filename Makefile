@@ -127,7 +127,7 @@ help:
 	@echo "make lessonNN      build lesson NN (build/NN_name/run) and point ./run at it; then ./run --help"
 	@echo "make gradeNN       grade lesson NN's assignment (lessons/NN_name/exercise/README.md); SUB=dir grades a submission"
 	@echo "make exerciseNN    build lesson NN with the assignment's kernel as variant 'exercise' (./run --variant exercise)"
-	@echo "make all           every lesson and tool (a quarter of an hour on 2 cores)"
+	@echo "make all           every lesson and tool (make -j2 all: 23 minutes on 2 cores)"
 	@echo "make test          everything that runs without a GPU; make test-gpu on a GPU machine"
 	@echo "make plots         the charts from the committed measurements; make bench measures (GPU)"
 	@echo "make build/tools/layouts      the layout explorer (build/tools/layouts --help)"
