@@ -59,10 +59,10 @@ echo "bench: the sweeps and steps took $(( $(date +%s) - t0 )) s" >&2
 if [ -s "$NEW_CSV" ]; then
     [ -s "$CSV" ] && [ "$(head -n 1 "$CSV")" != "$(head -n 1 "$NEW_CSV")" ] && {
         echo "bench: $CSV has other columns; its other lessons' rows are dropped" >&2; rm -f "$CSV"; }
-    { [ -s "$CSV" ] && awk -F, -v now=" $* " 'NR > 1 && index(now, " " $1 " ") == 0' "$CSV"
-      tail -n +2 "$NEW_CSV"; } > "$NEW_CSV.rows"
-    { head -n 1 "$NEW_CSV"; cat "$NEW_CSV.rows"; } > "$CSV"
-    rm -f "$NEW_CSV" "$NEW_CSV.rows"
+    { head -n 1 "$NEW_CSV"
+      [ -s "$CSV" ] && awk -F, -v now=" $* " 'NR > 1 && index(now, " " $1 " ") == 0' "$CSV"
+      tail -n +2 "$NEW_CSV"; } > "$NEW_CSV.all" && mv "$NEW_CSV.all" "$CSV"
+    rm -f "$NEW_CSV"
 fi
 wrote="$CSV and $PROBE_CSV"
 
